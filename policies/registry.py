@@ -1,0 +1,105 @@
+"""Policies by class name, and the plain-data spec a stack is stored and exported as.
+
+A stack spec is a list of ``PolicySpec`` (name, given parameters, enabled): the config
+file, the app's session state and the replay cache key all hold this, never instances.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+from policies.base import ParamError, Policy
+from policies.compaction import CompactionPolicy
+from policies.sliding_window import SlidingWindowPolicy
+from policies.tool_eviction import ToolEvictionPolicy
+from policies.tool_output_clip import ToolOutputClipPolicy
+
+BUILTINS: tuple[type[Policy], ...] = (
+    ToolOutputClipPolicy,
+    ToolEvictionPolicy,
+    SlidingWindowPolicy,
+    CompactionPolicy,
+)
+ENTRY_POINT_GROUP = "context_playground.policies"
+
+POLICY_TYPES: dict[str, type[Policy]] = {}
+
+
+class SpecError(ValueError):
+    """A stack entry that cannot become a policy; the message names the entry."""
+
+
+def register(cls: type[Policy]) -> type[Policy]:
+    """Add a policy class under its class name; a different class of the same name is refused."""
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise SpecError(f"{cls!r} is not a Policy subclass")
+    existing = POLICY_TYPES.get(cls.name())
+    if existing is not None and existing is not cls:
+        raise SpecError(f"a policy named {cls.name()} is already registered")
+    POLICY_TYPES[cls.name()] = cls
+    return cls
+
+
+def load_policy_class(path: str) -> type[Policy]:
+    """Import ``package.module:ClassName`` (or ``package.module.ClassName``) and register it."""
+    module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
+    if not module_name or not attr:
+        raise SpecError(f"custom policy {path!r}: expected 'module:ClassName'")
+    try:
+        cls = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as error:
+        raise SpecError(f"custom policy {path!r}: {error}") from None
+    return register(cls)
+
+
+def _load_entry_points() -> None:
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+        register(entry_point.load())
+
+
+for _cls in BUILTINS:
+    register(_cls)
+_load_entry_points()
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """One stack entry as plain data: which policy, the parameters given, and whether it runs."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    enabled: bool = True
+
+    def build(self) -> Policy:
+        cls = POLICY_TYPES.get(self.name)
+        if cls is None:
+            known = ", ".join(sorted(POLICY_TYPES))
+            raise SpecError(f"unknown policy {self.name!r} (known: {known})")
+        try:
+            return cls(**self.params)
+        except ParamError as error:
+            raise SpecError(f"{self.name}: {error}") from None
+
+    def key(self) -> tuple:
+        """Hashable form, for caching replays by stack."""
+        return (self.name, tuple(sorted((k, _freeze(v)) for k, v in self.params.items())), self.enabled)
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def build_stack(specs: list[PolicySpec]) -> list[Policy]:
+    """The enabled policies of a stack, in order; SpecError names the first bad entry."""
+    stack = []
+    for position, spec in enumerate(specs, start=1):
+        if not spec.enabled:
+            continue
+        try:
+            stack.append(spec.build())
+        except SpecError as error:
+            raise SpecError(f"stack entry {position}: {error}") from None
+    return stack

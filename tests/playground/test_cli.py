@@ -1,0 +1,92 @@
+import json
+
+import pandas as pd
+
+from playground.cli import default_config, main
+from playground.formats import read_path
+from playground.formats.openai_chat import read as read_openai
+from playground.metrics import turns_frame
+from playground.replay import replay
+from playground.validity import check_request
+
+
+def test_replay_prints_a_table_with_one_row_per_assistant_message(real_session_path, capsys):
+    assert main(["replay", str(real_session_path)]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert len(rows) == 64  # 64 assistant messages
+    assert "totals:" in out and "peak_context_tokens" in out
+
+
+def test_replay_json_has_turns_events_and_summary(real_session_path, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["replay", str(real_session_path), "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert set(data) == {"session", "settings", "turns", "events", "summary"}
+    assert data["session"]["turns"] == len(data["turns"]) == 64
+    assert all(t["context_tokens"] <= t["raw_tokens"] for t in data["turns"])
+    assert data["turns"][0]["recorded_prompt_tokens"] == 1689
+    assert data["settings"]["stack"][0] == {"ToolOutputClipPolicy": {"max_chars": 8000}}
+    assert data["summary"]["stubs_created"] > 0
+
+
+def test_csv_equals_the_library_figures(real_session_path, tmp_path):
+    out = tmp_path / "r.csv"
+    assert main(["replay", str(real_session_path), "--csv", str(out)]) == 0
+    config = default_config()
+    expected = turns_frame(replay(read_path(real_session_path)[0], config.stack, config.settings))
+    pd.testing.assert_frame_equal(pd.read_csv(out), expected, check_dtype=False)
+
+
+def test_contexts_are_valid_requests_with_the_system_prompt(real_session_path, tmp_path):
+    out = tmp_path / "contexts.jsonl"
+    assert main(["replay", str(real_session_path), "--contexts", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["turn"] for line in lines] == list(range(1, 65))
+    for line in lines:
+        assert line["messages"][0]["role"] == "system"
+        request = read_openai(line["messages"], str(out), "turn").messages
+        assert check_request(request) == []
+
+
+def test_stdout_output_keeps_the_table_off_stdout(real_session_path, capsys):
+    assert main(["replay", str(real_session_path), "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["summary"]["turns"] == 64
+    assert "totals:" in captured.err
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"role": "user", "content": "hi"}, {"role": "assistant", "cont')
+    assert main(["replay", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith(f"playground: {broken}: line 1 column")
+    assert "truncated" in err
+
+
+def test_missing_file_and_bad_config_exit_2(real_session_path, tmp_path, capsys):
+    assert main(["replay", str(tmp_path / "nope.json")]) == 2
+    assert "No such file" in capsys.readouterr().err
+    config = tmp_path / "stack.yaml"
+    config.write_text("stack: [{SlidingWindowPolicy: {max_messages: -1}}]\n")
+    assert main(["replay", str(real_session_path), "--config", str(config)]) == 2
+    assert "stack entry 1: SlidingWindowPolicy: max_messages must be at least 1" in capsys.readouterr().err
+
+
+def test_config_file_drives_the_replay(real_session_path, tmp_path, capsys):
+    config = tmp_path / "stack.yaml"
+    config.write_text("version: 1\nmodel: gpt-4\nstack:\n  - SlidingWindowPolicy: {max_messages: 10}\n")
+    out = tmp_path / "r.json"
+    assert main(["replay", str(real_session_path), "--config", str(config), "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert max(t["context_messages"] for t in data["turns"]) <= 11  # window + pinned system prompt
+    assert data["settings"]["model"] == "gpt-4" and data["settings"]["encoding"] == "cl100k_base"
+
+
+def test_bench_prints_its_figures(capsys):
+    assert main(["bench", "--messages", "120"]) == 0
+    out = capsys.readouterr().out
+    for label in ("tokenize each message once", "replay, default stack", "naive engine", "peak memory"):
+        assert label in out

@@ -1,0 +1,148 @@
+import pytest
+
+from playground.metrics import events_frame, totals, turns_frame
+from playground.replay import Settings, replay
+from playground.validity import STANDING_RULES
+from policies import PolicySpec
+from policies.base import CompileEvent, Param, Policy
+from policies.registry import register
+from tests.builders import assistant, make_session, system, tool_loop, user
+
+
+def spec(name, **params):
+    return PolicySpec(name, params)
+
+
+def agentic_session(rounds=10, size=400):
+    return make_session(system("Rules."), user("Fix the bug."), *tool_loop(rounds, size), assistant("Done."))
+
+
+def test_one_turn_per_recorded_assistant_message():
+    session = agentic_session()
+    result = replay(session, [])
+    assert len(result.turns) == session.turns == 11
+    assert [t.reply_index for t in result.turns] == [i for i, m in enumerate(session.messages) if m.role == "assistant"]
+
+
+def test_without_policies_the_context_is_the_raw_history():
+    result = replay(agentic_session(), [])
+    frame = turns_frame(result)
+    assert (frame["context_tokens"] == frame["raw_tokens"]).all()
+    assert frame["raw_tokens"].is_monotonic_increasing
+
+
+def test_compiled_context_shares_the_raw_messages_instead_of_copying():
+    session = agentic_session()
+    result = replay(session, [spec("ToolEvictionPolicy", keep_last_n=2)])
+    last = result.turns[-1]
+    intact = [m for m in last.context if m.kind == "original"]
+    assert all(any(m is raw for raw in session.messages) for m in intact)
+
+
+def test_raw_history_is_never_changed():
+    session = agentic_session()
+    before = list(session.messages)
+    replay(session, [spec("ToolOutputClipPolicy", max_chars=10), spec("ToolEvictionPolicy", keep_last_n=1)])
+    assert list(session.messages) == before
+
+
+def test_write_back_stubs_each_result_once():
+    result = replay(agentic_session(rounds=10), [spec("ToolEvictionPolicy", keep_last_n=3)])
+    frame = turns_frame(result)
+    assert frame["stubs_created"].sum() == 10 - 3
+    assert frame["stubs_held"].iloc[-1] == 7
+    assert (frame["context_tokens"] <= frame["raw_tokens"]).all()
+
+
+def test_standing_rules_are_pinned_by_default():
+    session = agentic_session()
+    result = replay(session, [spec("SlidingWindowPolicy", max_messages=3)])
+    assert all(t.request[0] is session.messages[0] for t in result.turns)
+    assert not any(t.violations for t in result.turns)
+
+
+def test_handed_to_the_stack_a_window_cuts_the_standing_rules_and_says_so():
+    settings = Settings(pin_standing_rules=False)
+    result = replay(agentic_session(), [spec("SlidingWindowPolicy", max_messages=3)], settings)
+    rules = {v.rule for t in result.turns for v in t.violations}
+    assert STANDING_RULES in rules
+
+
+def test_compaction_fires_once_per_threshold_crossing():
+    session = agentic_session(rounds=30, size=800)
+    stack = [spec("CompactionPolicy", max_input_tokens=2_000, keep_recent=4)]
+    result = replay(session, stack)
+    frame = turns_frame(result)
+    fired = frame.index[frame["compactions"] > 0].tolist()
+    assert len(fired) >= 2
+    # after each compaction the context is small again, so the next turn does not fire
+    assert all(b - a > 1 for a, b in zip(fired, fired[1:], strict=False))
+    for turn in fired:
+        assert frame["context_tokens"].iloc[turn - 1] > 2_000  # last_usage was over the trigger
+
+
+def test_last_usage_is_the_previous_compiled_context():
+    seen = []
+
+    @register
+    class RecordUsage(Policy):
+        def on_compile(self, event: CompileEvent, messages):
+            seen.append(event.last_usage)
+
+    result = replay(agentic_session(rounds=3), [PolicySpec("RecordUsage")])
+    assert seen == [None] + [t.context_tokens for t in result.turns[:-1]]
+
+
+@register
+class Tag(Policy):
+    """Test policy: appends its tag to the first message every compile (not idempotent)."""
+
+    params = (Param("tag", str, "a", "tag"),)
+
+    def on_compile(self, event, messages):
+        return [messages[0].replace(content=messages[0].content + self.tag), *messages[1:]]
+
+
+def test_policies_compose_in_declaration_order_and_results_are_written_back():
+    session = agentic_session(rounds=2)  # 3 turns
+    ab = replay(session, [spec("Tag", tag="a"), spec("Tag", tag="b")])
+    ba = replay(session, [spec("Tag", tag="b"), spec("Tag", tag="a")])
+    assert ab.turns[-1].context[0].content == "Fix the bug.ababab"
+    assert ba.turns[-1].context[0].content == "Fix the bug.bababa"
+    assert ab.turns[0].context[0].content == "Fix the bug.ab"
+
+
+def test_compaction_summarizes_with_the_configured_extractive_summarizer():
+    result = replay(
+        agentic_session(rounds=20, size=800),
+        [spec("CompactionPolicy", max_input_tokens=1_000, keep_recent=2)],
+        Settings(summarizer={"kind": "extractive", "max_chars": 200}),
+    )
+    assert totals(turns_frame(result))["compactions"] >= 1
+    summary = next(m for t in result.turns for m in t.context if m.kind == "summary")
+    assert summary.content.startswith("[Summary of ")
+    assert "extractive summary" in summary.content and len(summary.content) < 300
+
+
+def test_totals_summarize_the_session():
+    frame = turns_frame(replay(agentic_session(), [spec("ToolEvictionPolicy", keep_last_n=2)]))
+    figures = totals(frame)
+    assert figures["turns"] == 11
+    assert figures["billed_context_tokens"] == frame["context_tokens"].sum()
+    assert 0 < figures["saved_pct"] < 100
+    assert figures["peak_context_tokens"] <= figures["peak_raw_tokens"]
+
+
+def test_tokens_removed_by_each_policy_are_attributed():
+    frame = turns_frame(replay(agentic_session(), [spec("ToolOutputClipPolicy", max_chars=50), spec("ToolEvictionPolicy", keep_last_n=2)]))
+    assert frame["removed_by_1_ToolOutputClipPolicy"].sum() > 0
+    assert frame["removed_by_2_ToolEvictionPolicy"].sum() > 0
+    assert frame["clips"].sum() == 10
+
+
+@pytest.mark.parametrize("bucket", ["system", "user", "assistant", "tool", "stub", "summary"])
+def test_composition_adds_up(bucket):
+    frame = turns_frame(replay(agentic_session(), [spec("ToolEvictionPolicy", keep_last_n=2)]))
+    parts = frame[[f"tokens_{b}" for b in ["system", "user", "assistant", "tool", "stub", "summary"]]].sum(axis=1)
+    assert ((frame["context_tokens"] - parts) == 3).all()  # the reply priming
+    assert f"tokens_{bucket}" in frame

@@ -1,0 +1,50 @@
+from playground.tokens import Encoder, TokenCounter, encoding_for_model, load_encoder
+from policies.messages import Message, ToolCall
+
+
+def test_models_map_to_their_encodings():
+    assert encoding_for_model("gpt-4o-mini") == ("o200k_base", True)
+    assert encoding_for_model("gpt-5") == ("o200k_base", True)
+    assert encoding_for_model("o3-mini") == ("o200k_base", True)
+    assert encoding_for_model("gpt-4-turbo") == ("cl100k_base", True)
+    assert encoding_for_model("gpt-3.5-turbo") == ("cl100k_base", True)
+    assert encoding_for_model("claude-sonnet-4") == ("o200k_base", False)
+
+
+def test_counts_match_the_cookbook_by_hand():
+    counter = TokenCounter("gpt-4")  # cl100k_base: bundled offline, so exact here
+    assert counter.encoder.used == "cl100k_base"
+    # 3 framing + "user" (1) + "hello world" (2)
+    assert counter.count(Message("user", "hello world")) == 6
+    # + name "bob" (1) + 1 for having a name
+    assert counter.count(Message("user", "hello world", name="bob")) == 8
+    # 3 + "assistant" (1) + call name "read_file" (2) + arguments (7)
+    call = ToolCall("c1", "read_file", '{"path": "a.py"}')
+    assert counter.count(Message("assistant", "", tool_calls=(call,))) == 13
+    # a request adds 3 to prime the reply
+    messages = [Message("system", "You are a helpful assistant."), Message("user", "hello world")]
+    assert counter.request(messages) == (3 + 1 + 6) + 6 + 3
+
+
+def test_each_distinct_message_is_encoded_once():
+    counter = TokenCounter("gpt-4")
+    message = Message("user", "hello world")
+    for _ in range(5):
+        counter.count(message)
+        counter.count(Message("user", "hello world", source=(7,)))  # same text elsewhere
+    assert counter.encoded == 1
+
+
+def test_offline_fallback_is_reported_not_hidden():
+    counter = TokenCounter("gpt-4o")
+    note = counter.encoding_note
+    assert note == "o200k_base" or "in place of o200k_base" in note
+    assert "approximate" in TokenCounter("claude-sonnet-4").encoding_note
+
+
+def test_chars_over_four_is_the_last_resort():
+    estimate = Encoder("x", "chars/4 estimate", lambda text: (len(text) + 3) // 4, False)
+    counter = TokenCounter("gpt-4o", encoder=estimate)
+    assert counter.count(Message("user", "12345678")) == 3 + 1 + 2
+    assert "chars/4" in counter.encoding_note
+    assert load_encoder("no_such_encoding").used in ("cl100k_base", "chars/4 estimate")
