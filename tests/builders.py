@@ -62,7 +62,7 @@ def compile_event(**changes) -> CompileEvent:
     return CompileEvent(**{**defaults, **changes})
 
 
-WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega".split()
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa", "lambda", "sigma", "omega"]
 
 
 def _filler(head: str, size: int) -> str:

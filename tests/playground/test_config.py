@@ -18,7 +18,11 @@ summarizer: {kind: extractive}
 
 def test_the_design_example_round_trips_unchanged():
     config = parse_config(CANONICAL)
-    assert [s.name for s in config.stack][:3] == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
+    assert [s.name for s in config.stack][:3] == [
+        "ToolOutputClipPolicy",
+        "ToolEvictionPolicy",
+        "CompactionPolicy",
+    ]
     assert config.stack[3] == PolicySpec("SlidingWindowPolicy", {})
     assert config.to_yaml() == CANONICAL
 
@@ -57,10 +61,22 @@ def test_every_registered_policy_round_trips_with_every_parameter_set():
     ("text", "message"),
     [
         ("stack: [Nope]", "stack.yaml: stack entry 1: unknown policy 'Nope'"),
-        ("stack: [{SlidingWindowPolicy: {max_messages: 0}}]", "stack.yaml: stack entry 1: SlidingWindowPolicy: max_messages must be at least 1, got 0"),
-        ("stack: [{SlidingWindowPolicy: {max_messages: many}}]", "stack.yaml: stack entry 1: SlidingWindowPolicy: max_messages must be a number, got 'many'"),
-        ("stack: [ToolEvictionPolicy, {ToolEvictionPolicy: {keep: 2}}]", "stack.yaml: stack entry 2: ToolEvictionPolicy: unknown parameter 'keep'"),
-        ("stack: [{SlidingWindowPolicy: 3}]", "stack.yaml: stack entry 1 (SlidingWindowPolicy): parameters must be a mapping, got 3"),
+        (
+            "stack: [{SlidingWindowPolicy: {max_messages: 0}}]",
+            "stack.yaml: stack entry 1: SlidingWindowPolicy: max_messages must be at least 1, got 0",
+        ),
+        (
+            "stack: [{SlidingWindowPolicy: {max_messages: many}}]",
+            "stack.yaml: stack entry 1: SlidingWindowPolicy: max_messages must be a number, got 'many'",
+        ),
+        (
+            "stack: [ToolEvictionPolicy, {ToolEvictionPolicy: {keep: 2}}]",
+            "stack.yaml: stack entry 2: ToolEvictionPolicy: unknown parameter 'keep'",
+        ),
+        (
+            "stack: [{SlidingWindowPolicy: 3}]",
+            "stack.yaml: stack entry 1 (SlidingWindowPolicy): parameters must be a mapping, got 3",
+        ),
         ("stack: {a: 1}", "stack.yaml: stack must be a list"),
         ("version: 2", "stack.yaml: version 2 is not supported"),
         ("modle: gpt-4o", "stack.yaml: unknown key 'modle'"),

@@ -1,6 +1,8 @@
+import itertools
+
 import pytest
 
-from playground.metrics import events_frame, totals, turns_frame
+from playground.metrics import totals, turns_frame
 from playground.replay import Settings, replay
 from playground.validity import STANDING_RULES
 from policies import PolicySpec
@@ -21,7 +23,9 @@ def test_one_turn_per_recorded_assistant_message():
     session = agentic_session()
     result = replay(session, [])
     assert len(result.turns) == session.turns == 11
-    assert [t.reply_index for t in result.turns] == [i for i, m in enumerate(session.messages) if m.role == "assistant"]
+    assert [t.reply_index for t in result.turns] == [
+        i for i, m in enumerate(session.messages) if m.role == "assistant"
+    ]
 
 
 def test_without_policies_the_context_is_the_raw_history():
@@ -76,7 +80,7 @@ def test_compaction_fires_once_per_threshold_crossing():
     fired = frame.index[frame["compactions"] > 0].tolist()
     assert len(fired) >= 2
     # after each compaction the context is small again, so the next turn does not fire
-    assert all(b - a > 1 for a, b in zip(fired, fired[1:], strict=False))
+    assert all(b - a > 1 for a, b in itertools.pairwise(fired))
     for turn in fired:
         assert frame["context_tokens"].iloc[turn - 1] > 2_000  # last_usage was over the trigger
 
@@ -134,7 +138,12 @@ def test_totals_summarize_the_session():
 
 
 def test_tokens_removed_by_each_policy_are_attributed():
-    frame = turns_frame(replay(agentic_session(), [spec("ToolOutputClipPolicy", max_chars=50), spec("ToolEvictionPolicy", keep_last_n=2)]))
+    frame = turns_frame(
+        replay(
+            agentic_session(),
+            [spec("ToolOutputClipPolicy", max_chars=50), spec("ToolEvictionPolicy", keep_last_n=2)],
+        )
+    )
     assert frame["removed_by_1_ToolOutputClipPolicy"].sum() > 0
     assert frame["removed_by_2_ToolEvictionPolicy"].sum() > 0
     assert frame["clips"].sum() == 10
@@ -143,6 +152,8 @@ def test_tokens_removed_by_each_policy_are_attributed():
 @pytest.mark.parametrize("bucket", ["system", "user", "assistant", "tool", "stub", "summary"])
 def test_composition_adds_up(bucket):
     frame = turns_frame(replay(agentic_session(), [spec("ToolEvictionPolicy", keep_last_n=2)]))
-    parts = frame[[f"tokens_{b}" for b in ["system", "user", "assistant", "tool", "stub", "summary"]]].sum(axis=1)
+    parts = frame[[f"tokens_{b}" for b in ["system", "user", "assistant", "tool", "stub", "summary"]]].sum(
+        axis=1
+    )
     assert ((frame["context_tokens"] - parts) == 3).all()  # the reply priming
     assert f"tokens_{bucket}" in frame

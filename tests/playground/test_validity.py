@@ -3,7 +3,14 @@ from tests.builders import assistant, call, result, system, user
 
 
 def test_a_well_formed_request_passes():
-    messages = [system(), user(), assistant("", call("a"), call("b")), result("a"), result("b"), assistant("ok")]
+    messages = [
+        system(),
+        user(),
+        assistant("", call("a"), call("b")),
+        result("a"),
+        result("b"),
+        assistant("ok"),
+    ]
     assert check_request(messages, [messages[0]]) == []
 
 

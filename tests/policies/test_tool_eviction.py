@@ -37,7 +37,9 @@ def test_keep_last_zero_stubs_every_result():
 
 def test_agent_results_are_kept_when_excluded():
     messages = [result("a", "agent says", name="research_agent", agent=True), result("b"), result("c")]
-    kept = ToolEvictionPolicy(keep_last_n=1, include_agent_results=False).on_compile(compile_event(), messages)
+    kept = ToolEvictionPolicy(keep_last_n=1, include_agent_results=False).on_compile(
+        compile_event(), messages
+    )
     assert [m.kind for m in kept] == ["original", STUB, "original"]
     evicted = ToolEvictionPolicy(keep_last_n=1).on_compile(compile_event(), messages)
     assert [m.kind for m in evicted] == [STUB, STUB, "original"]
