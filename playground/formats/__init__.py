@@ -10,7 +10,7 @@ import json
 import os
 from typing import Any
 
-from playground.formats import openai_chat
+from playground.formats import anthropic, langchain, openai_chat, responses
 from playground.session import Session, TranscriptError
 
 MAX_BYTES = 50 * 1024 * 1024  # a recorded session is megabytes; anything bigger is a mistake
@@ -77,25 +77,83 @@ def _reason(error: json.JSONDecodeError) -> str:
     return error.msg.lower()
 
 
+MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
+RUN_LIST_KEYS = ("sessions", "runs", "trajectories")
+NAME_KEYS = ("name", "instance_id", "session_id", "id", "title")
+
+
 def sessions_from_data(data: Any, file: str) -> list[Session]:
-    """Detect the format of parsed JSON and read it."""
+    """Detect the format of parsed JSON and read every session in it."""
     stem = os.path.splitext(os.path.basename(file))[0]
+    if isinstance(data, dict):
+        runs = next((data[k] for k in RUN_LIST_KEYS if isinstance(data.get(k), list)), None)
+        if runs is not None and runs and all(_is_run(r) for r in runs):
+            return _read_runs(runs, file, stem)
+        return [_read_run(data, file, _name(data, stem), "top level")]
     if isinstance(data, list):
         if not data:
             raise TranscriptError(file, "", "an empty list: no messages")
-        if openai_chat.looks_like(data[0]):
-            return [openai_chat.read(data, file, stem)]
-        raise TranscriptError(file, "item 0", f"not a recognised message: {_preview(data[0])}")
-    if isinstance(data, dict):
-        messages = data.get("messages")
-        if isinstance(messages, list):
-            if not messages:
-                raise TranscriptError(file, "messages", "an empty list: no messages")
-            name = str(data.get("instance_id") or data.get("name") or data.get("id") or stem)
-            return [openai_chat.read(messages, file, name, tools=data.get("tools"))]
-        keys = ", ".join(sorted(map(str, data))[:8]) or "none"
-        raise TranscriptError(file, "top level", f"no message list found (keys: {keys})")
+        if all(_is_run(item) for item in data):
+            return _read_runs(data, file, stem)
+        return [read_messages(data, file, stem)]
     raise TranscriptError(file, "top level", f"expected a list or an object, got {type(data).__name__}")
+
+
+def _is_run(item: Any) -> bool:
+    """A run object: its own message list under a known key, and not itself a message."""
+    return (
+        isinstance(item, dict)
+        and "role" not in item
+        and item.get("type") not in ("message", "human", "ai", "tool", "system")
+        and any(isinstance(item.get(k), list) for k in MESSAGE_KEYS)
+    )
+
+
+def _read_runs(runs: list, file: str, stem: str) -> list[Session]:
+    sessions = []
+    for i, run in enumerate(runs):
+        try:
+            sessions.append(_read_run(run, file, _name(run, f"{stem}#{i}"), f"session {i}"))
+        except TranscriptError as error:
+            raise TranscriptError(file, f"session {i}: {error.where}".rstrip(": "), error.what) from None
+    return sessions
+
+
+def _name(data: dict, default: str) -> str:
+    for key in NAME_KEYS:
+        value = data.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+            return str(value)
+    return default
+
+
+def _read_run(data: dict, file: str, name: str, where: str) -> Session:
+    key = next((k for k in MESSAGE_KEYS if isinstance(data.get(k), list)), None)
+    if key is None:
+        keys = ", ".join(sorted(map(str, data))[:8]) or "none"
+        raise TranscriptError(
+            file, where, f"no message list found (looked for {', '.join(MESSAGE_KEYS[:3])}; keys: {keys})"
+        )
+    if not data[key]:
+        raise TranscriptError(file, key, "an empty list: no messages")
+    return read_messages(
+        data[key], file, name, system=data.get("system"), tools=data.get("tools"), container=data
+    )
+
+
+def read_messages(
+    items: list, file: str, name: str, system: Any = None, tools: Any = None, container: dict | None = None
+) -> Session:
+    """Read one message list in whichever dialect it is written."""
+    if langchain.looks_like(items):
+        return langchain.read(items, file, name)
+    if responses.looks_like(items):
+        return responses.read(items, file, name, tools=tools)
+    if anthropic.looks_like(items, container):
+        return anthropic.read(items, file, name, system=system, tools=tools)
+    if openai_chat.looks_like(items[0]):
+        return openai_chat.read(items, file, name, tools=tools)
+    raise TranscriptError(file, "item 0", f"not a recognised message: {_preview(items[0])}")
 
 
 def _preview(value: Any) -> str:

@@ -74,6 +74,18 @@ class SessionBuilder:
         if prompt_tokens is not None:
             self.usage[index] = prompt_tokens
 
+    def last_is_open_assistant(self) -> bool:
+        """Whether the last message is an assistant reply that more calls may still join."""
+        return bool(self.messages) and self.messages[-1].role == "assistant"
+
+    def join_last(self, content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> None:
+        """Add text and calls to the last (assistant) message: one inference, several items."""
+        last = self.messages[-1]
+        for call in tool_calls:
+            self._call_names[call.id] = call.name
+        text = "\n".join(t for t in (last.content, content) if t)
+        self.messages[-1] = last.replace(content=text, tool_calls=last.tool_calls + tool_calls)
+
     def build(self, name: str) -> Session:
         if not self.messages:
             raise self.error("", "the session holds no messages")
@@ -86,6 +98,13 @@ class SessionBuilder:
             warnings=tuple(self.warnings),
             file=self.file,
         )
+
+
+def kind_of(value: Any) -> str:
+    """How an error names the JSON type it found."""
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false"}.get(type(value), "a number")
 
 
 def as_int(value: Any) -> int | None:

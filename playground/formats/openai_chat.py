@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.formats.builder import SessionBuilder, arguments_text, as_int
+from playground.formats.builder import SessionBuilder, arguments_text, as_int, kind_of
 from playground.session import Session
 from policies.messages import ROLES, Message, ToolCall
 
@@ -31,14 +31,14 @@ def content_text(content: Any, where: str, builder: SessionBuilder) -> str:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise builder.error(where, f"content must be text or a list of parts, got {_kind(content)}")
+        raise builder.error(where, f"content must be text or a list of parts, got {kind_of(content)}")
     texts = []
     for j, part in enumerate(content):
         if isinstance(part, str):
             texts.append(part)
             continue
         if not isinstance(part, dict):
-            raise builder.error(where, f"content part {j} must be an object, got {_kind(part)}")
+            raise builder.error(where, f"content part {j} must be an object, got {kind_of(part)}")
         kind = part.get("type")
         if kind in TEXT_PARTS and isinstance(part.get("text"), str):
             texts.append(part["text"])
@@ -49,21 +49,15 @@ def content_text(content: Any, where: str, builder: SessionBuilder) -> str:
     return "\n".join(texts)
 
 
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "text", bool: "true/false"}.get(
-        type(value), "null" if value is None else "a number"
-    )
-
-
 def _tool_calls(raw: Any, where: str, builder: SessionBuilder) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise builder.error(where, f"tool_calls must be a list, got {_kind(raw)}")
+        raise builder.error(where, f"tool_calls must be a list, got {kind_of(raw)}")
     calls = []
     for j, call in enumerate(raw):
         if not isinstance(call, dict):
-            raise builder.error(where, f"tool call {j} must be an object, got {_kind(call)}")
+            raise builder.error(where, f"tool call {j} must be an object, got {kind_of(call)}")
         function = call.get("function") if isinstance(call.get("function"), dict) else call
         name = function.get("name")
         if not isinstance(name, str) or not name:
@@ -95,7 +89,7 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
     for i, message in enumerate(messages):
         where = f"message {i}"
         if not isinstance(message, dict):
-            raise builder.error(where, f"expected a message object, got {_kind(message)}")
+            raise builder.error(where, f"expected a message object, got {kind_of(message)}")
         role = message.get("role")
         if not isinstance(role, str):
             raise builder.error(where, "has no role")
@@ -115,13 +109,13 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
             ids = _result_ids(message, where, builder, legacy_call_id)
         if calls and role != "assistant":
             raise builder.error(where, f"a {role} message carries tool calls")
-        name = message.get("name") if isinstance(message.get("name"), str) else None
+        author = message.get("name") if isinstance(message.get("name"), str) else None
         builder.add(
             role,
             content,
             tool_calls=calls,
             tool_call_ids=ids,
-            name=name,
+            name=author,
             prompt_tokens=_prompt_tokens(message) if role == "assistant" else None,
         )
     return builder.build(name)

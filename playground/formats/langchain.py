@@ -1,0 +1,79 @@
+"""LangChain message dumps: ``{"type": "human"|"ai"|"tool"|"system", "data": {...}}``.
+
+``tool_calls`` carry ``args`` as an object; usage comes from ``usage_metadata`` or the
+provider's ``response_metadata.token_usage``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playground.formats.builder import SessionBuilder, arguments_text, as_int, kind_of
+from playground.formats.openai_chat import content_text
+from playground.session import Session
+from policies.messages import ToolCall
+
+FORMAT = "langchain"
+ROLE_OF = {
+    "human": "user",
+    "ai": "assistant",
+    "tool": "tool",
+    "system": "system",
+    "AIMessageChunk": "assistant",
+}
+
+
+def looks_like(items: list) -> bool:
+    first = items[0] if items else None
+    return isinstance(first, dict) and first.get("type") in ROLE_OF and isinstance(first.get("data"), dict)
+
+
+def read(items: list, file: str, name: str) -> Session:
+    builder = SessionBuilder(file, FORMAT)
+    for i, item in enumerate(items):
+        where = f"message {i}"
+        if not isinstance(item, dict) or not isinstance(item.get("data"), dict):
+            raise builder.error(where, f"expected {{type, data}}, got {kind_of(item)}")
+        role = ROLE_OF.get(item.get("type"))
+        if role is None:
+            builder.warn(where, f"unknown message type {item.get('type')!r}: left out of the replay")
+            continue
+        data = item["data"]
+        text = content_text(data.get("content"), where, builder)
+        if role == "tool":
+            call_id = data.get("tool_call_id")
+            if not isinstance(call_id, str):
+                raise builder.error(where, "tool message has no tool_call_id")
+            builder.add("tool", text, tool_call_ids=(call_id,), name=data.get("name"))
+        elif role == "assistant":
+            builder.add(
+                "assistant", text, tool_calls=_calls(data, where, builder), prompt_tokens=_usage(data)
+            )
+        else:
+            builder.add(role, text)
+    return builder.build(name)
+
+
+def _calls(data: dict, where: str, builder: SessionBuilder) -> tuple[ToolCall, ...]:
+    calls = data.get("tool_calls") or []
+    if not isinstance(calls, list):
+        raise builder.error(where, f"tool_calls must be a list, got {kind_of(calls)}")
+    out = []
+    for j, call in enumerate(calls):
+        if (
+            not isinstance(call, dict)
+            or not isinstance(call.get("id"), str)
+            or not isinstance(call.get("name"), str)
+        ):
+            raise builder.error(where, f"tool call {j} needs an id and a name")
+        out.append(ToolCall(call["id"], call["name"], arguments_text(call.get("args"))))
+    return tuple(out)
+
+
+def _usage(data: dict) -> int | None:
+    usage: Any = data.get("usage_metadata")
+    if isinstance(usage, dict) and as_int(usage.get("input_tokens")) is not None:
+        return as_int(usage["input_tokens"])
+    metadata = data.get("response_metadata")
+    token_usage = metadata.get("token_usage") if isinstance(metadata, dict) else None
+    return as_int(token_usage.get("prompt_tokens")) if isinstance(token_usage, dict) else None
