@@ -1,6 +1,13 @@
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# `HYPOTHESIS_PROFILE=thorough pytest tests/playground/test_formats_fuzz.py` for a long hunt
+settings.register_profile("default", max_examples=200)
+settings.register_profile("thorough", max_examples=5000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REAL_SESSION = FIXTURES / "msa_astropy12907.traj.json"

@@ -72,9 +72,10 @@ def parse_json(text: str, file: str) -> Any:
 
 
 def _reason(error: json.JSONDecodeError) -> str:
+    reason = error.msg.lower().removesuffix(" starting at")
     if error.pos >= len(error.doc.rstrip()) or error.msg.startswith("Unterminated"):
-        return f"{error.msg.lower()} (the file looks truncated)"
-    return error.msg.lower()
+        return f"{reason} (the file looks truncated)"
+    return reason
 
 
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")

@@ -25,7 +25,15 @@ ROLE_OF = {
 
 def looks_like(items: list) -> bool:
     first = items[0] if items else None
-    return isinstance(first, dict) and first.get("type") in ROLE_OF and isinstance(first.get("data"), dict)
+    return (
+        isinstance(first, dict)
+        and _role(first.get("type")) is not None
+        and isinstance(first.get("data"), dict)
+    )
+
+
+def _role(kind: Any) -> str | None:
+    return ROLE_OF.get(kind) if isinstance(kind, str) else None
 
 
 def read(items: list, file: str, name: str) -> Session:
@@ -34,7 +42,7 @@ def read(items: list, file: str, name: str) -> Session:
         where = f"message {i}"
         if not isinstance(item, dict) or not isinstance(item.get("data"), dict):
             raise builder.error(where, f"expected {{type, data}}, got {kind_of(item)}")
-        role = ROLE_OF.get(item.get("type"))
+        role = _role(item.get("type"))
         if role is None:
             builder.warn(where, f"unknown message type {item.get('type')!r}: left out of the replay")
             continue

@@ -1,6 +1,8 @@
 import json
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from playground.cli import default_config, main
 from playground.formats import read_path
@@ -90,3 +92,53 @@ def test_bench_prints_its_figures(capsys):
     out = capsys.readouterr().out
     for label in ("tokenize each message once", "replay, default stack", "naive engine", "peak memory"):
         assert label in out
+
+
+SAMPLES = sorted((Path(__file__).parents[2] / "sample_sessions").glob("*.json*"))
+
+
+def test_validate_describes_every_sample_and_the_real_session(real_session_path, capsys):
+    assert main(["validate", str(real_session_path), *map(str, SAMPLES)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("format:") == len(SAMPLES) + 1 + 2  # the ops file holds three sessions
+    assert "message 129: unknown role 'exit': left out of the replay" in out
+    assert "[session 2: incident-billing-worker]" in out
+    for fmt in ("openai-chat", "anthropic-messages", "langchain"):
+        assert f"format:          {fmt}" in out
+
+
+def test_validate_reports_problems_with_their_index_and_fails_on_unreadable_files(tmp_path, capsys):
+    orphan = tmp_path / "orphan.json"
+    orphan.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "a"},
+                {"role": "tool", "tool_call_id": "x", "content": "r"},
+                {"role": "assistant", "content": "b"},
+            ]
+        )
+    )
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b"\x00\x01binary")
+    assert main(["validate", str(orphan), str(broken)]) == 2
+    captured = capsys.readouterr()
+    assert "message 1: tool result for call x has no assistant call before it" in captured.out
+    assert captured.err == f"playground: {broken}: binary data, not a JSON or JSONL transcript\n"
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_replay_runs_on_every_sample(path, tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["replay", str(path), "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["summary"]["turns"] == data["session"]["turns"] > 10
+
+
+def test_session_picks_one_run_by_index_or_name(tmp_path, capsys):
+    multi = Path(__file__).parents[2] / "sample_sessions" / "ops_incidents_multi.json"
+    assert main(["replay", str(multi), "--session", "1"]) == 0
+    assert capsys.readouterr().out.startswith("incident-search-indexer")
+    assert main(["replay", str(multi), "--session", "incident-billing-worker"]) == 0
+    assert capsys.readouterr().out.startswith("incident-billing-worker")
+    assert main(["replay", str(multi), "--session", "5"]) == 2
+    assert "holds 3 session(s), 0 to 2" in capsys.readouterr().err
