@@ -18,19 +18,15 @@ from playground.config import Config, ConfigError, load_config
 from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
 from playground.metrics import events_frame, totals, turns_frame
+from playground.presets import PRESETS
 from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
 from playground.summarizers import SummarizerError
 from playground.tokens import TokenCounter
 from playground.validity import check_request
-from policies.registry import PolicySpec, SpecError
+from policies.registry import SpecError
 
-# pyagentic's recommended stack
-DEFAULT_STACK = [
-    PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
-    PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5}),
-    PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
-]
+DEFAULT_PRESET = "pyagentic recommended"
 TABLE_COLUMNS = [
     "turn",
     "raw_tokens",
@@ -51,7 +47,8 @@ class UsageError(ValueError):
 
 
 def default_config() -> Config:
-    return Config(stack=list(DEFAULT_STACK))
+    """pyagentic's recommended stack: clip at 8,000 chars, keep 5 tool results, compact at 80,000."""
+    return Config(stack=list(PRESETS[DEFAULT_PRESET]))
 
 
 def pick_session(sessions: list[Session], wanted: str | None, file: str) -> Session:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from policies.messages import Message
 
@@ -52,7 +53,7 @@ class Session:
     def turns(self) -> int:
         return sum(1 for m in self.messages if m.role == "assistant")
 
-    @property
+    @cached_property
     def content_hash(self) -> str:
         """Stable across processes; the replay cache key."""
         digest = hashlib.sha256()

@@ -34,7 +34,7 @@ class CompactionPolicy(Policy):
             1_000,
             2_000_000,
         ),
-        Param("keep_recent", int, 10, "Most recent messages kept verbatim.", 0, 1000),
+        Param("keep_recent", int, 10, "Most recent messages kept verbatim.", 0, 200),
         Param("summary_prompt", str, DEFAULT_SUMMARY_PROMPT, "System prompt of the summarizer."),
     )
 

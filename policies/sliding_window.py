@@ -14,7 +14,7 @@ class SlidingWindowPolicy(Policy):
     call that produced it (the window may then hold fewer than ``max_messages``).
     """
 
-    params = (Param("max_messages", int, 50, "Most messages kept in the context.", 1, 10_000),)
+    params = (Param("max_messages", int, 50, "Most messages kept in the context.", 2, 500),)
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         if len(messages) <= self.max_messages:

@@ -14,7 +14,7 @@ class ToolEvictionPolicy(Policy):
     """
 
     params = (
-        Param("keep_last_n", int, 5, "Most recent tool results kept intact.", 0, 1000),
+        Param("keep_last_n", int, 5, "Most recent tool results kept intact.", 0, 100),
         Param("stub", str, "[tool result evicted to save context]", "Text left in place."),
         Param(
             "include_agent_results",

@@ -14,7 +14,7 @@ class ToolOutputClipPolicy(Policy):
     """
 
     params = (
-        Param("max_chars", int, 8000, "Longest tool result kept, in characters.", 1, 1_000_000),
+        Param("max_chars", int, 8000, "Longest tool result kept, in characters.", 100, 1_000_000),
         Param("suffix", str, "\n…[output clipped]", "Marker appended to a clipped output."),
     )
 

@@ -74,7 +74,7 @@ def test_missing_file_and_bad_config_exit_2(real_session_path, tmp_path, capsys)
     config = tmp_path / "stack.yaml"
     config.write_text("stack: [{SlidingWindowPolicy: {max_messages: -1}}]\n")
     assert main(["replay", str(real_session_path), "--config", str(config)]) == 2
-    assert "stack entry 1: SlidingWindowPolicy: max_messages must be at least 1" in capsys.readouterr().err
+    assert "stack entry 1: SlidingWindowPolicy: max_messages must be at least 2" in capsys.readouterr().err
 
 
 def test_config_file_drives_the_replay(real_session_path, tmp_path, capsys):

@@ -63,7 +63,7 @@ def test_every_registered_policy_round_trips_with_every_parameter_set():
         ("stack: [Nope]", "stack.yaml: stack entry 1: unknown policy 'Nope'"),
         (
             "stack: [{SlidingWindowPolicy: {max_messages: 0}}]",
-            "stack.yaml: stack entry 1: SlidingWindowPolicy: max_messages must be at least 1, got 0",
+            "stack.yaml: stack entry 1: SlidingWindowPolicy: max_messages must be at least 2, got 0",
         ),
         (
             "stack: [{SlidingWindowPolicy: {max_messages: many}}]",

@@ -46,7 +46,7 @@ def test_compiled_context_shares_the_raw_messages_instead_of_copying():
 def test_raw_history_is_never_changed():
     session = agentic_session()
     before = list(session.messages)
-    replay(session, [spec("ToolOutputClipPolicy", max_chars=10), spec("ToolEvictionPolicy", keep_last_n=1)])
+    replay(session, [spec("ToolOutputClipPolicy", max_chars=100), spec("ToolEvictionPolicy", keep_last_n=1)])
     assert list(session.messages) == before
 
 
@@ -141,7 +141,7 @@ def test_tokens_removed_by_each_policy_are_attributed():
     frame = turns_frame(
         replay(
             agentic_session(),
-            [spec("ToolOutputClipPolicy", max_chars=50), spec("ToolEvictionPolicy", keep_last_n=2)],
+            [spec("ToolOutputClipPolicy", max_chars=100), spec("ToolEvictionPolicy", keep_last_n=2)],
         )
     )
     assert frame["removed_by_1_ToolOutputClipPolicy"].sum() > 0

@@ -22,7 +22,7 @@ def test_every_parameter_declares_default_and_help_and_its_default_validates():
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"max_messages": 0}, "max_messages must be at least 1, got 0"),
+        ({"max_messages": 0}, "max_messages must be at least 2, got 0"),
         ({"max_messages": "ten"}, "max_messages must be a number, got 'ten'"),
         ({"max_messages": 2.5}, "max_messages must be a whole number, got 2.5"),
         ({"max_messages": True}, "max_messages must be a number, got True"),

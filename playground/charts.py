@@ -1,0 +1,153 @@
+"""Chart builders: pure functions from the per-turn and event frames to plotly figures."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from playground.running import BUCKETS
+
+COLOURS = {
+    "raw": "#9aa0a6",
+    "context": "#1a73e8",
+    "recorded": "#e37400",
+    "window": "#d93025",
+    "compaction": "#a142f4",
+    "system": "#5f6368",
+    "user": "#1e8e3e",
+    "assistant": "#1a73e8",
+    "tool": "#f9ab00",
+    "stub": "#e8710a",
+    "summary": "#a142f4",
+}
+LAYOUT = {
+    "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+    "height": 340,
+    "hovermode": "x unified",
+    "legend": {"orientation": "h", "y": -0.2},
+}
+
+
+def _empty(title: str) -> go.Figure:
+    figure = go.Figure()
+    figure.update_layout(title=title, **LAYOUT)
+    return figure
+
+
+def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int) -> go.Figure:
+    """Tokens held by the stack vs the raw history per turn, the window, and compactions marked."""
+    figure = _empty("Tokens sent per turn")
+    if turns.empty:
+        return figure
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"],
+            y=turns["raw_tokens"],
+            name="raw history",
+            line={"color": COLOURS["raw"], "dash": "dot"},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"],
+            y=turns["context_tokens"],
+            name="context (stack)",
+            line={"color": COLOURS["context"], "width": 3},
+        )
+    )
+    recorded = turns.dropna(subset=["recorded_prompt_tokens"])
+    if not recorded.empty:
+        figure.add_trace(
+            go.Scatter(
+                x=recorded["turn"],
+                y=recorded["recorded_prompt_tokens"].astype(float),
+                name="recorded usage (raw)",
+                mode="markers",
+                marker={"color": COLOURS["recorded"], "size": 5},
+            )
+        )
+    if context_window <= 3 * float(turns["raw_tokens"].max()):
+        figure.add_hline(
+            y=context_window,
+            line={"color": COLOURS["window"], "dash": "dash"},
+            annotation_text=f"context window {context_window:,}",
+        )
+    else:  # drawn to scale, it would flatten every other line
+        figure.add_annotation(
+            text=f"context window {context_window:,} (above the chart)",
+            xref="paper",
+            yref="paper",
+            x=1,
+            y=1.02,
+            showarrow=False,
+            font={"color": COLOURS["window"]},
+        )
+    compactions = events[events["action"] == "compact"] if not events.empty else events
+    if not compactions.empty:
+        hover = [
+            f"{row.policy}: {row.messages} messages compacted<br>{row.tokens_before:,} → {row.tokens_after:,} tokens"
+            for row in compactions.itertuples()
+        ]
+        figure.add_trace(
+            go.Scatter(
+                x=compactions["turn"],
+                y=compactions["tokens_after"],
+                name="compaction",
+                mode="markers",
+                marker={"symbol": "triangle-down", "size": 13, "color": COLOURS["compaction"]},
+                hovertext=hover,
+                hoverinfo="text",
+            )
+        )
+    figure.update_yaxes(title="tokens", rangemode="tozero")
+    figure.update_xaxes(title="turn")
+    return figure
+
+
+def stubs_chart(turns: pd.DataFrame) -> go.Figure:
+    """Stubs created per turn (bars) and stubs held in the context (line)."""
+    figure = _empty("Stubs created and held")
+    if turns.empty:
+        return figure
+    figure.add_trace(
+        go.Bar(x=turns["turn"], y=turns["stubs_created"], name="stubs created", marker_color=COLOURS["stub"])
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"], y=turns["stubs_held"], name="stubs held", line={"color": COLOURS["context"]}
+        )
+    )
+    figure.update_xaxes(title="turn")
+    return figure
+
+
+def composition_chart(turns: pd.DataFrame) -> go.Figure:
+    """Tokens of the compiled context by role, and by what the playground made (stub, summary)."""
+    figure = _empty("Context composition")
+    if turns.empty:
+        return figure
+    for bucket in BUCKETS:
+        figure.add_trace(
+            go.Scatter(
+                x=turns["turn"],
+                y=turns[f"tokens_{bucket}"],
+                name=bucket,
+                stackgroup="one",
+                line={"width": 0.5, "color": COLOURS[bucket]},
+            )
+        )
+    figure.update_yaxes(title="tokens")
+    figure.update_xaxes(title="turn")
+    return figure
+
+
+def removed_chart(turns: pd.DataFrame) -> go.Figure:
+    """Tokens each policy of the stack removed, per turn."""
+    figure = _empty("Tokens removed by each policy")
+    columns = [c for c in turns.columns if c.startswith("removed_by_")]
+    for column in columns:
+        position, _, name = column.removeprefix("removed_by_").partition("_")
+        figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=f"{position}. {name}"))
+    figure.update_layout(barmode="stack")
+    figure.update_xaxes(title="turn")
+    return figure

@@ -1,0 +1,31 @@
+"""Ready-made stacks, named after the systems they come from."""
+
+from __future__ import annotations
+
+from policies.registry import POLICY_TYPES, PolicySpec
+
+PRESETS: dict[str, list[PolicySpec]] = {
+    "No policies (raw history)": [],
+    "pyagentic recommended": [
+        PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
+        PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5}),
+        PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
+    ],
+    "selectools prompt compression": [
+        PolicySpec("PromptCompressionPolicy", {"compress_threshold": 0.75, "compress_keep_recent": 4}),
+    ],
+    "Cut in this order (tiered eviction)": [
+        PolicySpec("TieredEvictionPolicy", {"budget_fraction": 0.5}),
+    ],
+    "Anthropic context editing (clear tool uses)": [
+        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3}),
+    ],
+    "Sliding window of 50": [PolicySpec("SlidingWindowPolicy", {"max_messages": 50})],
+}
+
+
+def available_presets() -> dict[str, list[PolicySpec]]:
+    """The presets whose policies are all registered (others arrive with their policies)."""
+    return {
+        name: stack for name, stack in PRESETS.items() if all(spec.name in POLICY_TYPES for spec in stack)
+    }

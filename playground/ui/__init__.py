@@ -1,0 +1,1 @@
+"""Streamlit components: each owns its session keys and holds no domain logic."""

@@ -1,0 +1,68 @@
+"""Export the stack as a config file, import one, download the per-turn figures."""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from playground.config import Config, ConfigError, parse_config
+from playground.replay import Settings
+from playground.ui import stack_editor
+from policies.registry import PolicySpec
+
+
+def current_config(specs: list[PolicySpec], settings: Settings) -> Config:
+    return Config(
+        model=settings.model,
+        context_window=settings.context_window,
+        stack=specs,
+        summarizer=dict(settings.summarizer),
+        pin_standing_rules=settings.pin_standing_rules,
+    )
+
+
+def import_box(box: DeltaGenerator) -> None:
+    """Config uploader: a valid config replaces stack, model and window; a bad one says why.
+
+    Runs before the model and stack widgets are made, so it can set their state."""
+    box.header("Config")
+    upload = box.file_uploader(
+        "Import a stack config (YAML or JSON)", type=["yaml", "yml", "json"], key="config_upload"
+    )
+    if upload is None:
+        st.session_state["config_upload_seen"] = None
+        return
+    seen = (upload.name, upload.size, upload.file_id)
+    if st.session_state["config_upload_seen"] == seen:
+        if st.session_state.get("config_error"):
+            box.error(st.session_state["config_error"])
+        return
+    st.session_state["config_upload_seen"] = seen
+    try:
+        config = parse_config(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
+    except ConfigError as error:
+        st.session_state["config_error"] = str(error)
+        box.error(str(error))
+        return
+    st.session_state["config_error"] = None
+    stack_editor.replace_stack(config.stack)
+    st.session_state["model"] = config.model
+    st.session_state["context_window"] = config.context_window
+    st.session_state["pin_standing_rules"] = config.pin_standing_rules
+    st.session_state["summarizer"] = dict(config.summarizer)
+    box.success(f"Loaded {upload.name}: {len(config.stack)} policies.")
+
+
+def downloads(config: Config, turns_csv: str, session_name: str) -> None:
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Stack config (YAML)", config.to_yaml(), "stack.yaml", "application/x-yaml", key="download_yaml"
+    )
+    cols[1].download_button(
+        "Stack config (JSON)", config.to_json(), "stack.json", "application/json", key="download_json"
+    )
+    cols[2].download_button(
+        "Per-turn figures (CSV)", turns_csv, f"{session_name}-turns.csv", "text/csv", key="download_csv"
+    )
+    st.caption("Replay the config from the command line: `playground replay SESSION --config stack.yaml`.")
+    st.code(config.to_yaml(), language="yaml")

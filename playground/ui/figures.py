@@ -1,0 +1,69 @@
+"""Headline figures and the per-turn charts of a replay."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from playground import charts
+from playground.ui.cache import Replayed
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}% of raw" if whole else ""
+
+
+def headline(replayed: Replayed) -> None:
+    figures = replayed.totals
+    if figures.get("turns", 0) == 0:
+        st.warning("This session has no assistant replies, so there is no inference to replay.")
+        return
+    row1 = st.columns(4)
+    row1[0].metric(
+        "Peak context",
+        f"{figures['peak_context_tokens']:,}",
+        _pct(figures["peak_context_tokens"], figures["peak_raw_tokens"]),
+        delta_color="off",
+        delta_arrow="off",
+        help=f"Raw history peak: {figures['peak_raw_tokens']:,} tokens",
+    )
+    row1[1].metric(
+        "Final context",
+        f"{figures['final_context_tokens']:,}",
+        _pct(figures["final_context_tokens"], figures["final_raw_tokens"]),
+        delta_color="off",
+        delta_arrow="off",
+        help=f"Raw history at the last turn: {figures['final_raw_tokens']:,} tokens",
+    )
+    row1[2].metric(
+        "Input tokens billed",
+        f"{figures['billed_context_tokens']:,}",
+        f"raw {figures['billed_raw_tokens']:,}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Sum of the input tokens of every inference.",
+    )
+    row1[3].metric("Saved", f"{figures['saved_pct']}%", help="Share of the raw token bill the stack avoids.")
+    row2 = st.columns(4)
+    row2[0].metric("Stubs created", f"{figures['stubs_created']:,}")
+    row2[1].metric("Clips", f"{figures['clips']:,}")
+    row2[2].metric(
+        "Compactions",
+        f"{figures['compactions']:,}",
+        f"{figures['summary_failures']} failed" if figures["summary_failures"] else None,
+        delta_color="inverse",
+        delta_arrow="off",
+    )
+    row2[3].metric(
+        "Turns with violations",
+        f"{figures['turns_with_violations']:,}",
+        help="Turns whose request a provider would reject (broken call/result pairs, standing rules missing).",
+    )
+
+
+def charts_view(replayed: Replayed, context_window: int) -> None:
+    turns, events = replayed.turns, replayed.events
+    st.plotly_chart(charts.tokens_chart(turns, events, context_window), width="stretch", key="chart_tokens")
+    left, right = st.columns(2)
+    left.plotly_chart(charts.stubs_chart(turns), width="stretch", key="chart_stubs")
+    right.plotly_chart(charts.composition_chart(turns), width="stretch", key="chart_composition")
+    st.plotly_chart(charts.removed_chart(turns), width="stretch", key="chart_removed")

@@ -1,0 +1,84 @@
+"""Session picker: the sample sessions and any number of browser uploads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from playground.session import Session
+from playground.ui import cache
+
+SAMPLES = Path(__file__).parents[2] / "sample_sessions"
+DEFAULT_SAMPLE = "leave_request_hr.json"
+
+
+@dataclass(frozen=True)
+class Choice:
+    label: str
+    session: Session
+
+
+def sample_files() -> list[Path]:
+    files = sorted(p for p in SAMPLES.glob("*.json*") if p.suffix in (".json", ".jsonl"))
+    return sorted(files, key=lambda p: p.name != DEFAULT_SAMPLE)
+
+
+def _choices(origin: str, name: str, loaded: cache.Loaded) -> list[Choice]:
+    many = len(loaded.sessions) > 1
+    return [
+        Choice(f"{origin}: {name}" + (f" [{i}: {s.name}]" if many else ""), s)
+        for i, s in enumerate(loaded.sessions)
+    ]
+
+
+def show(key: str = "session") -> Session | None:
+    """The picker in the sidebar; returns the chosen session (None when nothing is readable)."""
+    st.header("Session")
+    uploads = st.file_uploader(
+        "Upload transcripts (JSON or JSONL)",
+        type=["json", "jsonl"],
+        accept_multiple_files=True,
+        key=f"{key}_uploads",
+        help="OpenAI chat, Anthropic Messages, OpenAI Responses, LangChain dumps, trajectories; files of several runs too.",
+    )
+    choices: list[Choice] = []
+    for upload in uploads or []:
+        loaded = cache.load(upload.getvalue(), upload.name)
+        if loaded.error:
+            st.error(loaded.error)
+        choices += _choices("upload", upload.name, loaded)
+    for path in sample_files():
+        loaded = cache.load_path(path)
+        if loaded.error:  # a broken sample is a bug, but it must not take the page down
+            st.error(loaded.error)
+        choices += _choices("sample", path.stem, loaded)
+    if not choices:
+        st.warning("No readable session: upload a transcript.")
+        return None
+    labels = [c.label for c in choices]
+    uploaded = [c.label for c in choices if c.label.startswith("upload: ")]
+    fresh = [label for label in uploaded if label not in st.session_state.get(f"{key}_seen", [])]
+    st.session_state[f"{key}_seen"] = uploaded
+    if fresh:  # a new upload is what the user wants to look at
+        st.session_state[f"{key}_choice"] = fresh[0]
+    elif st.session_state.get(f"{key}_choice") not in labels:
+        st.session_state[f"{key}_choice"] = labels[0]
+    label = st.selectbox("Session", labels, key=f"{key}_choice")
+    session = choices[labels.index(label)].session
+    _describe(session)
+    return session
+
+
+def _describe(session: Session) -> None:
+    counter = cache.counter_for(st.session_state["model"])
+    st.caption(
+        f"**{session.name}** · {session.format} · {len(session.messages):,} messages · "
+        f"{session.tool_calls:,} tool calls · {session.turns:,} turns · "
+        f"{counter.total(session.messages):,} raw tokens · recorded usage: {'yes' if session.usage else 'no'}"
+    )
+    if session.warnings:
+        with st.expander(f"{len(session.warnings)} reader warning(s)"):
+            for warning in session.warnings:
+                st.write(f"- {warning}")

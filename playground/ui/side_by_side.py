@@ -1,0 +1,106 @@
+"""The raw history and the compiled context at a chosen turn, every message's fate marked."""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from playground.fates import (
+    DROPPED,
+    INTACT,
+    PINNED,
+    STUBBED,
+    SUMMARIZED,
+    Placed,
+    event_turns,
+    raw_fates,
+    request_fates,
+)
+from playground.ui.cache import Replayed
+from policies.messages import CLIPPED
+
+FATE_COLOURS = {
+    PINNED: "#5f6368",
+    INTACT: "#1e8e3e",
+    CLIPPED: "#f9ab00",
+    STUBBED: "#e8710a",
+    SUMMARIZED: "#a142f4",
+    DROPPED: "#d93025",
+}
+PREVIEW = 240
+
+
+def _legend() -> str:
+    chips = "".join(
+        f'<span style="border-left:6px solid {c};padding:0 8px;margin-right:10px">{f}</span>'
+        for f, c in FATE_COLOURS.items()
+    )
+    return f'<div style="font-size:0.85em;margin-bottom:6px">{chips}</div>'
+
+
+def _card(placed: Placed) -> str:
+    m = placed.message
+    text = m.content
+    calls = "".join(
+        f"<div><code>→ {html.escape(c.name)}({html.escape(c.arguments[:200])})</code></div>"
+        for c in m.tool_calls
+    )
+    header = f"<b>{placed.position}</b> · {m.role}{' · ' + html.escape(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
+    body = html.escape(text[:PREVIEW]) + ("…" if len(text) > PREVIEW else "")
+    more = (
+        f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{html.escape(text)}</pre></details>"
+        if len(text) > PREVIEW
+        else ""
+    )
+    faded = "opacity:0.55;" if placed.fate == DROPPED else ""
+    return (
+        f'<div class="msg fate-{placed.fate}" style="border-left:6px solid {FATE_COLOURS[placed.fate]};{faded}'
+        f'padding:4px 8px;margin:4px 0;background:rgba(127,127,127,0.06);font-size:0.85em">'
+        f"<div>{header}</div><div style='white-space:pre-wrap'>{body}</div>{calls}{more}</div>"
+    )
+
+
+def _step(target: int) -> None:
+    st.session_state["turn"] = target
+
+
+def show(replayed: Replayed) -> None:
+    result = replayed.result
+    if not result.turns:
+        return
+    last = len(result.turns)
+    st.session_state["turn"] = min(max(int(st.session_state["turn"]), 1), last)
+    current = st.session_state["turn"]
+    marked = event_turns(result)
+    previous_event = max((t for t in marked if t < current), default=None)
+    next_event = min((t for t in marked if t > current), default=None)
+    cols = st.columns([1, 1, 6], vertical_alignment="bottom")
+    cols[0].button(
+        "◀ event",
+        disabled=previous_event is None,
+        on_click=_step,
+        args=(previous_event,),
+        key="turn_prev_event",
+    )
+    cols[1].button(
+        "event ▶", disabled=next_event is None, on_click=_step, args=(next_event,), key="turn_next_event"
+    )
+    if last > 1:
+        cols[2].slider("Turn", 1, last, key="turn")
+    turn = result.turns[st.session_state["turn"] - 1]
+    row = replayed.turns.iloc[turn.number - 1]
+    st.caption(
+        f"Turn {turn.number}: the request before recorded reply {turn.reply_index} — "
+        f"{row['context_tokens']:,} tokens sent vs {row['raw_tokens']:,} in the raw history."
+    )
+    for violation in turn.violations:
+        st.error(f"Provider would reject this request: {violation}")
+    st.markdown(_legend(), unsafe_allow_html=True)
+    left, right = st.columns(2)
+    raw = raw_fates(result, turn)
+    sent = request_fates(result, turn)
+    left.markdown(f"**Raw history** ({len(raw)} messages)")
+    left.markdown("".join(_card(p) for p in raw), unsafe_allow_html=True)
+    right.markdown(f"**Compiled context sent** ({len(sent)} messages)")
+    right.markdown("".join(_card(p) for p in sent), unsafe_allow_html=True)

@@ -1,0 +1,186 @@
+"""The policy stack editor: presets, add, drag to reorder, enable/disable, remove, parameters.
+
+The stack lives in session state as plain entries ``{id, name, params, given, enabled}``;
+``specs()`` turns them into PolicySpecs. Every widget is made from a parameter's
+declaration, so a new policy needs no UI code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+from streamlit_sortables import sort_items
+
+from playground.presets import available_presets
+from policies.base import Param
+from policies.registry import POLICY_TYPES, PolicySpec
+
+SLIDER_SPAN = 500  # integer ranges up to this wide get a slider; wider ones a number input
+DEFAULT_PRESET = "pyagentic recommended"
+
+
+def _widget_key(entry_id: int, param: str) -> str:
+    return f"param_{entry_id}_{param}"
+
+
+def new_entry(spec: PolicySpec) -> dict[str, Any]:
+    """A stack entry for ``spec``, with its widgets' state set from the spec."""
+    entry_id = st.session_state["next_entry_id"]
+    st.session_state["next_entry_id"] = entry_id + 1
+    declared = {p.name: p for p in POLICY_TYPES[spec.name].params}
+    params = {name: p.default for name, p in declared.items()} | dict(spec.params)
+    for name, value in params.items():
+        st.session_state[_widget_key(entry_id, name)] = _to_widget(declared[name], value)
+    st.session_state[f"enabled_{entry_id}"] = spec.enabled
+    return {
+        "id": entry_id,
+        "name": spec.name,
+        "params": params,
+        "given": sorted(spec.params),
+        "enabled": spec.enabled,
+    }
+
+
+def replace_stack(specs: list[PolicySpec]) -> None:
+    st.session_state["stack"] = [new_entry(s) for s in specs]
+    st.session_state["stack_epoch"] += 1
+
+
+def specs() -> list[PolicySpec]:
+    """The stack as specs: only the parameters given or changed from their defaults."""
+    out = []
+    for entry in st.session_state["stack"]:
+        declared = {p.name: p for p in POLICY_TYPES[entry["name"]].params}
+        params = {
+            name: value
+            for name, value in entry["params"].items()
+            if name in entry["given"] or value != declared[name].default
+        }
+        out.append(PolicySpec(entry["name"], params, entry["enabled"]))
+    return out
+
+
+def _to_widget(param: Param, value: Any) -> Any:
+    if param.type is list:
+        return ", ".join(value or ())
+    return value
+
+
+def _from_widget(param: Param, value: Any) -> Any:
+    if param.type is list:
+        return [v.strip() for v in str(value).split(",") if v.strip()]
+    return value
+
+
+def param_widget(param: Param, key: str) -> Any:
+    """The widget a declaration calls for; returns the parameter's value."""
+    label = param.name
+    if param.type is bool:
+        value = st.toggle(label, key=key, help=param.help)
+    elif param.type in (int, float) and param.minimum is not None and param.maximum is not None:
+        span = param.maximum - param.minimum
+        if param.type is float or span <= SLIDER_SPAN:
+            step = 0.01 if param.type is float else 1
+            value = st.slider(
+                label,
+                param.type(param.minimum),
+                param.type(param.maximum),
+                step=step,
+                key=key,
+                help=param.help,
+            )
+        else:
+            step = 1_000 if span >= 100_000 else 100
+            value = st.number_input(
+                label, int(param.minimum), int(param.maximum), step=step, key=key, help=param.help
+            )
+    elif param.type in (int, float):
+        value = st.number_input(label, key=key, help=param.help)
+    elif param.type is list:
+        value = st.text_input(label, key=key, help=param.help + " (comma-separated)")
+    else:
+        long = len(str(param.default)) > 60
+        widget = st.text_area if long else st.text_input
+        value = widget(label, key=key, help=param.help)
+    return _from_widget(param, value)
+
+
+def _add() -> None:
+    name = st.session_state["stack_add_choice"]
+    st.session_state["stack"].append(new_entry(PolicySpec(name)))
+    st.session_state["stack_epoch"] += 1
+
+
+def _remove(entry_id: int) -> None:
+    st.session_state["stack"] = [e for e in st.session_state["stack"] if e["id"] != entry_id]
+    st.session_state["stack_epoch"] += 1
+
+
+def _apply_preset() -> None:
+    replace_stack(available_presets()[st.session_state["stack_preset"]])
+
+
+def _labels(stack: list[dict]) -> list[str]:
+    counts: dict[str, int] = {}
+    labels = []
+    for entry in stack:
+        counts[entry["name"]] = counts.get(entry["name"], 0) + 1
+        labels.append(
+            entry["name"] if counts[entry["name"]] == 1 else f"{entry['name']} ({counts[entry['name']]})"
+        )
+    return labels
+
+
+def show() -> list[PolicySpec]:
+    """The editor; returns the stack as specs."""
+    if st.session_state["stack"] is None:
+        replace_stack(available_presets()[DEFAULT_PRESET])
+    st.subheader("Policy stack")
+    presets = available_presets()
+    st.selectbox(
+        "Preset",
+        list(presets),
+        index=None,
+        placeholder="Load a preset…",
+        key="stack_preset",
+        on_change=_apply_preset,
+    )
+    add_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
+    add_col.selectbox("Add a policy", sorted(POLICY_TYPES), key="stack_add_choice")
+    button_col.button("Add", on_click=_add, key="stack_add", width="stretch")
+
+    stack = st.session_state["stack"]
+    if len(stack) > 1:
+        st.caption("Drag to reorder: policies run top to bottom, each on the previous one's output.")
+        labels = _labels(stack)
+        ordered = sort_items(
+            labels, direction="vertical", key=f"stack_order_{st.session_state['stack_epoch']}"
+        )
+        if ordered != labels and sorted(ordered) == sorted(labels):
+            by_label = dict(zip(labels, stack, strict=True))
+            st.session_state["stack"] = stack = [by_label[label] for label in ordered]
+    if not stack:
+        st.info("No policies: the context is the raw history.")
+    for position, entry in enumerate(stack, start=1):
+        _entry(position, entry)
+    return specs()
+
+
+def _entry(position: int, entry: dict[str, Any]) -> None:
+    cls = POLICY_TYPES[entry["name"]]
+    title = f"{position}. {entry['name']}" + ("" if entry["enabled"] else " (disabled)")
+    with st.expander(title, expanded=len(st.session_state["stack"]) <= 3):
+        st.caption((cls.__doc__ or "").strip().split("\n\n")[0])
+        on_col, remove_col = st.columns([1, 1], vertical_alignment="center")
+        entry["enabled"] = on_col.toggle("enabled", key=f"enabled_{entry['id']}")
+        remove_col.button(
+            "Remove",
+            icon=":material/delete:",
+            key=f"remove_{entry['id']}",
+            on_click=_remove,
+            args=(entry["id"],),
+            type="tertiary",
+        )
+        for param in cls.params:
+            entry["params"][param.name] = param_widget(param, _widget_key(entry["id"], param.name))

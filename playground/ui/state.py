@@ -1,0 +1,22 @@
+"""Every session-state key the app uses, set once with its default."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+DEFAULTS = {
+    "model": "gpt-4o",
+    "context_window": 128_000,
+    "pin_standing_rules": True,
+    "stack": None,  # list of stack entries; filled from the default preset on first run
+    "stack_epoch": 0,  # bumped when entries are added, removed or replaced: resets the drag list
+    "next_entry_id": 0,
+    "config_upload_seen": None,
+    "turn": 1,
+    "summarizer": {"kind": "extractive"},
+}
+
+
+def init() -> None:
+    for key, value in DEFAULTS.items():
+        st.session_state.setdefault(key, value)
