@@ -1,0 +1,113 @@
+"""Browser tests: the real app served by streamlit, driven in Debian's Chromium by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _chromium() -> str | None:
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = _chromium()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail(
+                "Chromium is missing: CI must install it (apt-get install chromium); browser tests never skip in CI"
+            )
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory) -> str:
+    port = _free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        server.terminate()
+        pytest.fail(f"streamlit did not start: {log.read_text()[-2000:]}")
+    yield url
+    server.terminate()
+    server.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, app_url):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(app_url)
+    page.get_by_text("Peak context").wait_for()
+    yield page
+    context.close()

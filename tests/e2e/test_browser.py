@@ -1,0 +1,156 @@
+"""What only a browser can prove: upload, drag to reorder, keyboard on a slider, download."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from playground.cli import main as cli
+from playground.config import load_config, parse_config
+from playground.formats import read_path
+from playground.metrics import totals, turns_frame
+from playground.replay import replay
+
+pytestmark = pytest.mark.e2e
+ROOT = Path(__file__).parents[2]
+LEAVE = ROOT / "sample_sessions" / "leave_request_hr.json"
+REAL = ROOT / "tests" / "fixtures" / "msa_astropy12907.traj.json"
+
+
+def metric(page, label: str):
+    return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
+
+
+def wait_for_metric(page, label: str, value: str) -> None:
+    from playwright.sync_api import expect
+
+    expect(metric(page, label)).to_have_text(value, timeout=30_000)
+
+
+def idle(page) -> None:
+    """Wait until streamlit has finished the rerun the last action started."""
+    page.wait_for_timeout(300)
+    page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=30_000)
+
+
+def upload(page, label: str, path: Path) -> None:
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text=label)
+    uploader.locator("input[type=file]").set_input_files(str(path))
+    idle(page)
+
+
+def replay_frame(session_path: Path, config_text: str) -> pd.DataFrame:
+    config = parse_config(config_text)
+    return turns_frame(replay(read_path(session_path)[0], config.stack, config.settings))
+
+
+def replay_figures(session_path: Path, config_text: str) -> dict:
+    return totals(replay_frame(session_path, config_text))
+
+
+def test_upload_a_transcript_and_see_its_figures(page):
+    upload(page, "Upload transcripts", REAL)
+    expected = replay_figures(
+        REAL,
+        "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5}, CompactionPolicy: {max_input_tokens: 80000}]",
+    )
+    wait_for_metric(page, "Stubs created", str(expected["stubs_created"]))
+    wait_for_metric(page, "Peak context", f"{expected['peak_context_tokens']:,}")
+    assert "astropy__astropy-12907" in page.get_by_test_id("stSidebar").inner_text()
+
+
+def _items(page):
+    frame = page.frame_locator('iframe[title="streamlit_sortables.sortable_items"]')
+    return frame.locator(".sortable-item")
+
+
+def _drag(page, source, target) -> None:
+    start, end = source.bounding_box(), target.bounding_box()
+    x, y = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    to_y = end["y"] + 3  # the upper edge of the target: land above it
+    steps = 25
+    for k in range(1, steps + 1):
+        page.mouse.move(x, y + (to_y - y) * k / steps)
+        page.wait_for_timeout(15)
+    page.mouse.up()
+    idle(page)
+
+
+def test_drag_a_policy_to_a_new_place(page, tmp_path):
+    config = "version: 1\nstack:\n- CompactionPolicy: {max_input_tokens: 3000, keep_recent: 4}\n- ToolEvictionPolicy: {keep_last_n: 1}\n"
+    path = tmp_path / "order.yaml"
+    path.write_text(config)
+    upload(page, "Import a stack config", path)
+    compaction_first = replay_figures(LEAVE, config)
+    wait_for_metric(page, "Input tokens billed", f"{compaction_first['billed_context_tokens']:,}")
+    items = _items(page)
+    assert items.all_inner_texts() == ["CompactionPolicy", "ToolEvictionPolicy"]
+
+    _drag(page, items.nth(1), items.nth(0))
+
+    assert _items(page).all_inner_texts() == ["ToolEvictionPolicy", "CompactionPolicy"]
+    expanders = page.get_by_test_id("stExpander").all_inner_texts()
+    assert "1. ToolEvictionPolicy" in expanders[0] and "2. CompactionPolicy" in expanders[1]
+    swapped = "version: 1\nstack:\n- ToolEvictionPolicy: {keep_last_n: 1}\n- CompactionPolicy: {max_input_tokens: 3000, keep_recent: 4}\n"
+    eviction_first = replay_figures(LEAVE, swapped)
+    assert eviction_first["billed_context_tokens"] != compaction_first["billed_context_tokens"]
+    wait_for_metric(page, "Input tokens billed", f"{eviction_first['billed_context_tokens']:,}")
+
+
+# plotly.js keeps the decoded trace arrays in _fullData (data holds them base64-encoded)
+CONTEXT_LINE = "() => { const plot = document.querySelector('.js-plotly-plot'); return plot && plot._fullData ? Array.from(plot._fullData[1].y) : []; }"
+
+
+def _tokens_chart_context(page, unlike: list | None = None) -> list:
+    """The context-tokens line of the tokens chart, once drawn (and once it differs from ``unlike``)."""
+    page.wait_for_function(
+        f"(unlike) => {{ const y = ({CONTEXT_LINE})(); return y.length > 0 && JSON.stringify(y) !== JSON.stringify(unlike); }}",
+        arg=unlike or [],
+    )
+    return page.evaluate(CONTEXT_LINE)
+
+
+def test_move_a_slider_with_the_keyboard_and_see_the_chart_update(page):
+    before = _tokens_chart_context(page)
+    slider = page.get_by_test_id("stSlider").filter(has_text="keep_last_n").get_by_role("slider")
+    slider.focus()
+    for _ in range(4):  # 5 → 1
+        page.keyboard.press("ArrowLeft")
+    idle(page)
+    expected = replay_figures(
+        LEAVE,
+        "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 1}, CompactionPolicy: {max_input_tokens: 80000}]",
+    )
+    wait_for_metric(page, "Stubs created", str(expected["stubs_created"]))
+    after = _tokens_chart_context(page, unlike=before)
+    assert len(after) == len(before) == 26
+    assert after != before and sum(after) < sum(before)
+
+
+def test_download_the_config_and_replay_it_with_the_cli(page, tmp_path):
+    page.get_by_test_id("stSlider").filter(has_text="keep_last_n").get_by_role("slider").focus()
+    page.keyboard.press("ArrowLeft")  # keep_last_n 4: a stack that differs from the defaults
+    idle(page)
+    page.get_by_role("tab", name="Export").click()
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="Stack config (YAML)").click()
+    config_path = tmp_path / "stack.yaml"
+    download.value.save_as(config_path)
+    text = config_path.read_text()
+    assert "- ToolEvictionPolicy: {keep_last_n: 4}" in text and "api_key" not in text
+    assert load_config(config_path).to_yaml() == text  # the file round-trips unchanged
+
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="Per-turn figures (CSV)").click()
+    page_csv = tmp_path / "page.csv"
+    download.value.save_as(page_csv)
+
+    cli_csv = tmp_path / "cli.csv"
+    assert cli(["replay", str(LEAVE), "--config", str(config_path), "--csv", str(cli_csv)]) == 0
+    page_figures = pd.read_csv(page_csv)
+    assert len(page_figures) == 26
+    pd.testing.assert_frame_equal(page_figures, pd.read_csv(cli_csv))

@@ -1,0 +1,135 @@
+"""The app without a browser: streamlit.testing drives widgets by key."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from playground.presets import available_presets
+
+APP = str(Path(__file__).parents[3] / "app.py")
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def stack_names(at: AppTest) -> list[str]:
+    return [entry["name"] for entry in at.session_state["stack"]]
+
+
+def entry_id(at: AppTest, name: str) -> int:
+    return next(e["id"] for e in at.session_state["stack"] if e["name"] == name)
+
+
+def test_starts_on_the_default_session_with_pyagentic_stack():
+    at = start()
+    assert at.selectbox(key="session_choice").value == "sample: leave_request_hr"
+    assert stack_names(at) == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
+    assert metric(at, "Stubs created") == "8"
+    assert not at.error
+
+
+def test_every_sample_session_replays():
+    at = start()
+    options = at.selectbox(key="session_choice").options
+    assert len(options) == 8  # six files, one of them holding three sessions
+    for option in options:
+        at.selectbox(key="session_choice").set_value(option).run()
+        assert not at.exception and not at.error, option
+        assert int(metric(at, "Peak context").replace(",", "")) > 0
+
+
+def test_changing_a_parameter_changes_the_figures():
+    at = start()
+    before = metric(at, "Final context")
+    at.slider(key=f"param_{entry_id(at, 'ToolEvictionPolicy')}_keep_last_n").set_value(1).run()
+    assert metric(at, "Stubs created") == "12"
+    assert metric(at, "Final context") != before
+
+
+def test_add_disable_and_remove_policies():
+    at = start()
+    at.selectbox(key="stack_add_choice").set_value("SlidingWindowPolicy").run()
+    at.button(key="stack_add").click().run()
+    assert stack_names(at)[-1] == "SlidingWindowPolicy"
+    window = entry_id(at, "SlidingWindowPolicy")
+    at.slider(key=f"param_{window}_max_messages").set_value(6).run()
+    assert metric(at, "Turns with violations") == "0"
+    eviction = entry_id(at, "ToolEvictionPolicy")
+    at.toggle(key=f"enabled_{eviction}").set_value(False).run()
+    assert metric(at, "Stubs created") == "0"
+    at.button(key=f"remove_{eviction}").click().run()
+    assert stack_names(at) == ["ToolOutputClipPolicy", "CompactionPolicy", "SlidingWindowPolicy"]
+    assert not at.exception
+
+
+@pytest.mark.parametrize("preset", list(available_presets()))
+def test_each_preset_loads_and_replays(preset):
+    at = start()
+    at.selectbox(key="stack_preset").set_value(preset).run()
+    assert not at.exception and not at.error
+    assert stack_names(at) == [s.name for s in available_presets()[preset]]
+
+
+def test_importing_a_valid_config_replaces_the_stack_and_model():
+    at = start()
+    config = b"version: 1\nmodel: gpt-4\ncontext_window: 8192\nstack:\n- SlidingWindowPolicy: {max_messages: 12}\nsummarizer: {kind: extractive}\n"
+    at.file_uploader(key="config_upload").set_value(("stack.yaml", config, "application/x-yaml")).run()
+    assert not at.exception and not at.error
+    assert stack_names(at) == ["SlidingWindowPolicy"]
+    assert at.session_state["model"] == "gpt-4" and at.session_state["context_window"] == 8192
+    window = entry_id(at, "SlidingWindowPolicy")
+    assert at.slider(key=f"param_{window}_max_messages").value == 12
+    export = next(c.value for c in at.code if "version: 1" in c.value)
+    assert export.strip() == config.decode().strip()  # the same file comes back out
+
+
+def test_importing_a_bad_config_names_the_entry_and_keeps_the_stack():
+    at = start()
+    bad = b"stack:\n  - ToolEvictionPolicy\n  - SlidingWindowPolicy: {max_messages: 0}\n"
+    at.file_uploader(key="config_upload").set_value(("bad.yaml", bad, "application/x-yaml")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "bad.yaml: stack entry 2: SlidingWindowPolicy: max_messages must be at least 2, got 0"
+    ]
+    assert stack_names(at) == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
+
+
+def test_an_unreadable_upload_shows_the_reader_message_and_the_rest_works():
+    at = start()
+    at.file_uploader(key="session_uploads").set_value(
+        ("broken.json", b'[{"role": "user", "content": "hi"}', "application/json")
+    ).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "broken.json: line 1 column 35: invalid JSON: expecting ',' delimiter (the file looks truncated)"
+    ]
+    assert at.selectbox(key="session_choice").value == "sample: leave_request_hr"
+    assert metric(at, "Stubs created") == "8"
+
+
+def test_an_uploaded_transcript_is_selected_and_replayed(real_session_path):
+    at = start()
+    at.file_uploader(key="session_uploads").set_value(
+        (real_session_path.name, real_session_path.read_bytes(), "application/json")
+    ).run()
+    assert not at.exception
+    assert at.selectbox(key="session_choice").value == f"upload: {real_session_path.name}"
+    assert metric(at, "Stubs created") == "58"
+
+
+def test_side_by_side_steps_between_events():
+    at = start()
+    at.button(key="turn_next_event").click().run()
+    first_event = at.session_state["turn"]
+    assert first_event > 1
+    at.slider(key="turn").set_value(26).run()
+    assert not at.exception
+    assert any("Raw history" in m.value for m in at.markdown)
