@@ -159,3 +159,40 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
     out(f"naive engine (re-encode each turn): {naive_s:8.3f} s  ({figures['naive_over_replay']}x the replay)")
     out(f"peak memory of one replay:          {figures['peak_memory_mib']:8.1f} MiB")
     return figures
+
+
+def redraw(n_messages: int, out: Callable[[str], None], moves: int = 6) -> dict:
+    """Seconds the app takes to rerun after a slider move, on an uploaded synthetic session.
+
+    Drives the real app script with streamlit's AppTest (server side: replay, metrics,
+    charts, side by side); the browser's drawing comes on top.
+    """
+    from pathlib import Path
+    from statistics import median
+
+    from streamlit.testing.v1 import AppTest
+
+    from playground.formats.openai_chat import to_openai
+
+    session = synthetic_session(n_messages)
+    data = json.dumps([to_openai(m) for m in session.messages]).encode()
+    app = Path(__file__).parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=120).run()
+    at.file_uploader(key="session_uploads").set_value(("synthetic.json", data, "application/json"))
+    first = _timed(at.run)
+    eviction = next(e["id"] for e in at.session_state["stack"] if e["name"] == "ToolEvictionPolicy")
+    times = []
+    for k in range(moves):  # each value is new: no replay cache hit
+        at.slider(key=f"param_{eviction}_keep_last_n").set_value(6 + k)
+        times.append(_timed(at.run))
+    again = _timed(lambda: at.slider(key=f"param_{eviction}_keep_last_n").set_value(6).run())
+    figures = {
+        "first_load_s": round(first, 3),
+        "slider_move_s": round(median(times), 3),
+        "cached_s": round(again, 3),
+    }
+    out(
+        f"app on a {len(session.messages)}-message session: first load {first:.3f} s, "
+        f"slider move (new replay) median {median(times):.3f} s, back to a cached value {again:.3f} s"
+    )
+    return figures

@@ -91,6 +91,12 @@ def _parser() -> argparse.ArgumentParser:
 
     bench = commands.add_parser("bench", help="time the replay engine on a synthetic session")
     bench.add_argument("--messages", type=int, default=2000, help="messages in the synthetic session")
+    bench.add_argument(
+        "--redraw",
+        type=int,
+        metavar="N",
+        help="also time the app's rerun after a slider move on an N-message session",
+    )
     return parser
 
 
@@ -231,6 +237,10 @@ def _bench(args: argparse.Namespace) -> int:
         raise UsageError("--messages must be at least 10")
     config = default_config()
     run(args.messages, config.stack, config.settings, print)
+    if args.redraw:
+        from playground.bench import redraw
+
+        redraw(args.redraw, print)
     return 0
 
 
