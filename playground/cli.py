@@ -38,6 +38,7 @@ TABLE_COLUMNS = [
     "clips",
     "drops",
     "compactions",
+    "thrash",
     "violations",
 ]
 
@@ -160,7 +161,12 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     session = pick_session(read_path(file), args.session, file)
-    result = replay(session, config.stack, config.settings)
+    slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
+    try:
+        result = replay(session, config.stack, config.settings, progress=_progress_bar if slow else None)
+    finally:
+        if slow:
+            print(file=sys.stderr)
     frame = turns_frame(result)
     _print_table(result, frame, sys.stderr if _any_stdout(args) else sys.stdout)
     if args.json:
@@ -187,8 +193,31 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None
     if not frame.empty:
         print(frame[TABLE_COLUMNS].to_string(index=False, na_rep="-"), file=out)
     print("totals:", file=out)
-    for key, value in totals(frame).items():
+    for key, value in {**totals(frame), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
+
+
+def _progress_bar(turn: int, turns: int) -> None:
+    """A progress bar on stderr while an LLM summarizer may be fetching (Ctrl-C keeps what is cached)."""
+    width = 30
+    done = width * turn // max(turns, 1)
+    print(
+        f"\rreplaying [{'#' * done}{'.' * (width - done)}] turn {turn}/{turns}",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def summarizer_figures(result: ReplayResult) -> dict[str, int]:
+    stats = result.summary_stats
+    return {
+        "summarizer_calls": stats.calls,
+        "summarizer_cache_hits": stats.cache_hits,
+        "summarizer_failures": stats.failures,
+        "summarizer_prompt_tokens": stats.prompt_tokens,
+        "summarizer_completion_tokens": stats.completion_tokens,
+    }
 
 
 def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> dict[str, Any]:
@@ -205,7 +234,7 @@ def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> di
         "settings": {**config.to_data(), "encoding": result.encoding},
         "turns": frame.astype(object).where(frame.notna(), None).to_dict(orient="records"),
         "events": events_frame(result).to_dict(orient="records"),
-        "summary": totals(frame),
+        "summary": {**totals(frame), "summarizer": summarizer_figures(result)},
     }
 
 

@@ -46,6 +46,8 @@ def turns_frame(result: ReplayResult) -> pd.DataFrame:
             row["compactions"] += 1
         elif event.action == "summary_failed":
             row["summary_failures"] += 1
+        elif event.action == "thrash":
+            row["thrash"] += 1
         if event.position:
             row[removed_column(event.position, event.policy)] += event.tokens_before - event.tokens_after
 
@@ -68,6 +70,7 @@ def turns_frame(result: ReplayResult) -> pd.DataFrame:
             "compactions": counts.get("compactions", 0),
             "compacted_messages": counts.get("compacted_messages", 0),
             "summary_failures": counts.get("summary_failures", 0),
+            "thrash": counts.get("thrash", 0),
             "violations": len(turn.violations),
         }
         row.update({f"tokens_{b}": turn.tokens_by_bucket.get(b, 0) for b in BUCKETS})
@@ -118,5 +121,6 @@ def totals(frame: pd.DataFrame) -> dict[str, float | int]:
         "drops": int(frame["drops"].sum()),
         "compactions": int(frame["compactions"].sum()),
         "summary_failures": int(frame["summary_failures"].sum()),
+        "thrash_events": int(frame["thrash"].sum()),
         "turns_with_violations": int((frame["violations"] > 0).sum()),
     }

@@ -10,12 +10,14 @@ policy action as an event. Recorded replies are replayed as they were.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from playground.running import RunningContext
 from playground.session import Session
-from playground.summarizers import make_summarizer
+from playground.summarizers import SummaryStats, make_summarizer
+from playground.summary_cache import SummaryCache
 from playground.tokens import TokenCounter
 from playground.validity import Violation, check_standing
 from policies.base import Action, AppendEvent, CompileEvent, Policy
@@ -85,6 +87,7 @@ class ReplayResult:
     turns: list[Turn]
     events: list[Event]
     counter: TokenCounter
+    summary_stats: SummaryStats
 
     def recorded_usage(self, turn: Turn) -> int | None:
         return self.session.usage.get(turn.reply_index)
@@ -103,25 +106,39 @@ def replay(
     specs: list[PolicySpec],
     settings: Settings | None = None,
     counter: TokenCounter | None = None,
+    *,
+    api_key: str | None = None,
+    summary_cache: SummaryCache | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReplayResult:
     """Replay ``session`` through the enabled policies of ``specs``.
 
     Raises SpecError or SummarizerError for a bad stack; never for what policies do.
     A ``counter`` passed in keeps its cache, so replays of one session share tokenization.
+    ``progress(turn, turns)`` is called before each inference (for slow summarizers).
     """
     settings = settings or Settings()
     stack = [(pos, spec.build()) for pos, spec in enumerate(specs, start=1) if spec.enabled]
     counter = counter or TokenCounter(settings.model)
-    summarizer = make_summarizer(settings.summarizer)
-    run = _Run(session, stack, settings, counter, summarizer)
+    summarizer = make_summarizer(settings.summarizer, api_key=api_key, cache=summary_cache)
+    run = _Run(session, stack, settings, counter, summarizer, progress)
     run.play()
-    return ReplayResult(session, list(specs), settings, counter.encoding_note, run.turns, run.events, counter)
+    return ReplayResult(
+        session,
+        list(specs),
+        settings,
+        counter.encoding_note,
+        run.turns,
+        run.events,
+        counter,
+        summarizer.stats,
+    )
 
 
 class _Run:
     """The state of one replay; discarded when it ends."""
 
-    def __init__(self, session, stack, settings, counter, summarizer) -> None:
+    def __init__(self, session, stack, settings, counter, summarizer, progress=None) -> None:
         self.session: Session = session
         self.stack: list[tuple[int, Policy]] = stack
         self.settings: Settings = settings
@@ -136,12 +153,17 @@ class _Run:
         self.turns: list[Turn] = []
         self.events: list[Event] = []
         self.last_usage: int | None = None
+        self.progress = progress
+        self.last_compaction: dict[int, int] = {}  # stack position -> turn it last compacted
 
     def play(self) -> None:
         count = self.counter.count
         raw_tokens = 0
+        turns = self.session.turns
         for index, message in enumerate(self.session.messages):
             if message.role == "assistant":
+                if self.progress is not None:
+                    self.progress(len(self.turns) + 1, turns)
                 self.compile(index, raw_tokens)
             raw_tokens += count(message)
             if index < len(self.pinned):
@@ -221,3 +243,10 @@ class _Run:
                     action.detail,
                 )
             )
+            if action.action == "compact":
+                if self.last_compaction.get(position) == turn - 1:  # compaction thrash
+                    detail = f"compaction fired on consecutive turns {turn - 1} and {turn}"
+                    self.events.append(
+                        Event(turn, position, policy.name(), "thrash", (), after, after, detail)
+                    )
+                self.last_compaction[position] = turn

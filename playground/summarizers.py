@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from playground.facts import iter_facts
+from policies.base import Param, ParamError
 
 EXTRACTIVE_LABEL = "(extractive summary: a stand-in for an LLM summary)"
 _DECISION = re.compile(
@@ -28,14 +29,35 @@ def _first_sentence(text: str, limit: int = 200) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
-@dataclass(frozen=True)
+@dataclass
+class SummaryStats:
+    """What a summarizer did during one replay."""
+
+    calls: int = 0  # summaries asked for
+    cache_hits: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0  # the summarizer's own token use, as its provider reports it
+    completion_tokens: int = 0
+
+
+class Summarizer(Protocol):
+    name: str
+    stats: SummaryStats
+
+    def summarize(self, system_prompt: str, transcript: str) -> str: ...
+
+
 class ExtractiveSummarizer:
     """Keeps user goals, decision sentences, tool calls and facts; at most ``max_chars``."""
 
-    max_chars: int = 2000
-    name: str = "extractive"
+    name = "extractive"
+
+    def __init__(self, max_chars: int = 2000) -> None:
+        self.max_chars = max_chars
+        self.stats = SummaryStats()
 
     def summarize(self, system_prompt: str, transcript: str) -> str:
+        self.stats.calls += 1
         goals: list[str] = []
         decisions: list[str] = []
         calls: list[str] = []
@@ -69,22 +91,50 @@ class ExtractiveSummarizer:
         return "\n".join(lines)
 
 
-SUMMARIZER_KINDS = ("extractive",)
-
-
 class SummarizerError(ValueError):
     """A summarizer section of a config that cannot be used."""
 
 
-def make_summarizer(spec: dict[str, Any] | None) -> ExtractiveSummarizer:
-    """The summarizer a config's ``summarizer:`` section names (default: extractive)."""
+# Each summarizer's settings, declared once: the config check, the app's form and the docs read them.
+SUMMARIZER_PARAMS: dict[str, tuple[Param, ...]] = {
+    "extractive": (Param("max_chars", int, 2000, "Longest summary, in characters.", 200, 20_000),),
+    "openai": (
+        Param("model", str, "gpt-4o-mini", "Model that writes the summaries."),
+        Param("base_url", str, "", "OpenAI-compatible endpoint (Ollama, vLLM, LM Studio); empty for OpenAI."),
+        Param("timeout", float, 60.0, "Seconds before a summary call is given up.", 1, 600),
+        Param("max_output_tokens", int, 800, "Longest summary, in tokens.", 16, 8000),
+    ),
+}
+
+
+def summarizer_settings(spec: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+    """The kind and every setting of a ``summarizer:`` section, checked against the declarations."""
     spec = dict(spec or {"kind": "extractive"})
     kind = spec.pop("kind", "extractive")
+    declared = SUMMARIZER_PARAMS.get(kind) if isinstance(kind, str) else None
+    if declared is None:
+        raise SummarizerError(f"summarizer: unknown kind {kind!r} (known: {', '.join(SUMMARIZER_PARAMS)})")
+    names = {p.name: p for p in declared}
+    unknown = sorted(set(spec) - set(names))
+    if unknown:
+        raise SummarizerError(
+            f"summarizer: unknown setting {unknown[0]!r} for {kind} (known: {', '.join(names)})"
+        )
+    try:
+        values = {p.name: p.validate(spec.get(p.name, p.default)) for p in declared}
+    except ParamError as error:
+        raise SummarizerError(f"summarizer: {error}") from None
+    return kind, values
+
+
+def make_summarizer(spec: dict[str, Any] | None, api_key: str | None = None, cache: Any = None) -> Summarizer:
+    """The summarizer a config's ``summarizer:`` section names (default: extractive).
+
+    The API key never comes from a config: it is ``api_key`` or ``OPENAI_API_KEY``.
+    """
+    kind, values = summarizer_settings(spec)
     if kind == "extractive":
-        max_chars = spec.pop("max_chars", 2000)
-        if spec:
-            raise SummarizerError(f"summarizer: unknown setting {sorted(spec)[0]!r} for extractive")
-        if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 200:
-            raise SummarizerError(f"summarizer: max_chars must be a whole number ≥ 200, got {max_chars!r}")
-        return ExtractiveSummarizer(max_chars=max_chars)
-    raise SummarizerError(f"summarizer: unknown kind {kind!r} (known: {', '.join(SUMMARIZER_KINDS)})")
+        return ExtractiveSummarizer(**values)
+    from playground.llm_summarizer import OpenAISummarizer
+
+    return OpenAISummarizer(**values, api_key=api_key, cache=cache)

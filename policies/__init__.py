@@ -6,6 +6,7 @@ Pure Python: nothing here imports streamlit, plotly or pandas.
 from policies.base import Action, AppendEvent, CompileEvent, Param, ParamError, Policy
 from policies.compaction import CompactionPolicy
 from policies.messages import Message, ToolCall
+from policies.prompt_compression import PromptCompressionPolicy
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError, build_stack, register
 from policies.sliding_window import SlidingWindowPolicy
 from policies.tool_eviction import ToolEvictionPolicy
@@ -22,6 +23,7 @@ __all__ = [
     "ParamError",
     "Policy",
     "PolicySpec",
+    "PromptCompressionPolicy",
     "SlidingWindowPolicy",
     "SpecError",
     "ToolCall",

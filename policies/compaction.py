@@ -69,4 +69,15 @@ class CompactionPolicy(Policy):
             compacted_count=len(head),
         )
         event.report("compact", message.source, f"{len(head)} message(s) summarized")
-        return [message, *tail]
+        out = [message, *tail]
+        report_if_still_over(event, out, self.max_input_tokens)
+        return out
+
+
+def report_if_still_over(event: CompileEvent, messages: list[Message], trigger: int) -> None:
+    """Compaction thrash: after compacting, the request is still over the trigger."""
+    if event.counter is None:
+        return
+    after = event.counter.total(event.pinned) + event.counter.total(messages)
+    if after > trigger:
+        event.report("thrash", (), f"still {after:,} tokens after compaction, over the {trigger:,} trigger")

@@ -13,6 +13,7 @@ from typing import Any
 
 from policies.base import ParamError, Policy
 from policies.compaction import CompactionPolicy
+from policies.prompt_compression import PromptCompressionPolicy
 from policies.sliding_window import SlidingWindowPolicy
 from policies.tool_eviction import ToolEvictionPolicy
 from policies.tool_output_clip import ToolOutputClipPolicy
@@ -22,6 +23,7 @@ BUILTINS: tuple[type[Policy], ...] = (
     ToolEvictionPolicy,
     SlidingWindowPolicy,
     CompactionPolicy,
+    PromptCompressionPolicy,
 )
 ENTRY_POINT_GROUP = "context_playground.policies"
 

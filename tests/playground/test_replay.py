@@ -157,3 +157,29 @@ def test_composition_adds_up(bucket):
     )
     assert ((frame["context_tokens"] - parts) == 3).all()  # the reply priming
     assert f"tokens_{bucket}" in frame
+
+
+def test_thrash_is_flagged_for_a_badly_tuned_stack_and_not_for_a_good_one():
+    from pathlib import Path
+
+    from playground.formats import read_path
+
+    coding = read_path(Path(__file__).parents[2] / "sample_sessions" / "coding_agent_bugfix.json")[0]
+    bad = totals(
+        turns_frame(replay(coding, [spec("CompactionPolicy", max_input_tokens=2_000, keep_recent=30)]))
+    )
+    good = totals(
+        turns_frame(replay(coding, [spec("CompactionPolicy", max_input_tokens=12_000, keep_recent=6)]))
+    )
+    assert bad["thrash_events"] > 0 and bad["compactions"] > good["compactions"]
+    assert good["thrash_events"] == 0 and good["compactions"] > 0
+
+
+def test_consecutive_compactions_are_thrash():
+    result = replay(
+        agentic_session(rounds=20, size=800),
+        [spec("CompactionPolicy", max_input_tokens=1_000, keep_recent=12)],
+    )
+    thrash = [e for e in result.events if e.action == "thrash"]
+    assert any("consecutive turns" in e.detail for e in thrash)
+    assert any("over the 1,000 trigger" in e.detail for e in thrash)
