@@ -14,6 +14,7 @@ from playground.ui import (
     side_by_side,
     stack_editor,
     state,
+    summarizer_panel,
 )
 from policies.registry import SpecError
 
@@ -27,12 +28,14 @@ st.caption(
     "not what the model would have answered with a different context."
 )
 
-session_box, model_box, config_box = st.sidebar.container(), st.sidebar.container(), st.sidebar.container()
-config_io.import_box(config_box)  # first: an imported config sets the model and stack widgets
+session_box, model_box, summarizer_box, config_box = (st.sidebar.container() for _ in range(4))
+config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
 with session_box:
     session = session_picker.show()
+with summarizer_box:
+    summarizer = summarizer_panel.show()
 with model_box:
-    settings = model_picker.show()
+    settings = model_picker.show(summarizer)
 
 editor, results = st.columns([1, 2.4], gap="large")
 with editor:
@@ -41,12 +44,22 @@ with editor:
 with results:
     if session is None:
         st.stop()
+    progress = st.empty()
+
+    def show_progress(turn: int, turns: int) -> None:
+        if settings.summarizer.get("kind") == "openai":  # summaries may be fetched: say how far we are
+            progress.progress(
+                turn / max(turns, 1), text=f"Replaying turn {turn} of {turns} (fetching summaries)"
+            )
+
     try:
-        replayed = cache.replayed(session, specs, settings)
+        replayed = cache.replayed(session, specs, settings, summarizer_panel.api_key(), show_progress)
     except (SpecError, SummarizerError, ConfigError) as error:
         st.error(f"This stack cannot run: {error}")
         st.stop()
+    progress.empty()
     figures.headline(replayed)
+    figures.summarizer_line(replayed)
     charts_tab, side_tab, events_tab, export_tab = st.tabs(["Charts", "Side by side", "Events", "Export"])
     with charts_tab:
         figures.charts_view(replayed, settings.context_window)
@@ -57,3 +70,6 @@ with results:
     with export_tab:
         config = config_io.current_config(specs, settings)
         config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
+
+with summarizer_box:
+    summarizer_panel.cache_figures()

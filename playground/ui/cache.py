@@ -7,6 +7,9 @@ serves every rerun and every user of the server.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,15 +61,54 @@ class Replayed:
     totals: dict
 
 
-@st.cache_resource(show_spinner=False, max_entries=128)
-def _replay(session_key: str, stack_key: tuple, settings_key: tuple, _session, _specs, _settings) -> Replayed:
-    result = replay(_session, _specs, _settings, counter=counter_for(_settings.model))
-    frame = turns_frame(result)
-    return Replayed(result, frame, events_frame(result), totals(frame))
+class ReplayStore:
+    """The most recent replays, shared by every rerun; a plain LRU so a slow replay can
+    report progress to the page (streamlit's cached functions cannot draw)."""
+
+    def __init__(self, size: int = 128) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple, Replayed] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Replayed | None:
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None:
+                self._items.move_to_end(key)
+            return hit
+
+    def put(self, key: tuple, value: Replayed) -> None:
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
-def replayed(session: Session, specs: list[PolicySpec], settings: Settings) -> Replayed:
-    """The replay of a session through a stack, cached by (content hash, stack spec, settings)."""
-    return _replay(
-        session.content_hash, tuple(s.key() for s in specs), settings.key(), session, specs, settings
+@st.cache_resource(show_spinner=False)
+def replay_store() -> ReplayStore:
+    return ReplayStore()
+
+
+def replayed(
+    session: Session,
+    specs: list[PolicySpec],
+    settings: Settings,
+    api_key: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Replayed:
+    """The replay of a session through a stack, cached by (content hash, stack spec, settings).
+
+    The API key is not part of the key (nor kept): the summaries themselves are cached on disk.
+    """
+    key = (session.content_hash, tuple(s.key() for s in specs), settings.key())
+    store = replay_store()
+    hit = store.get(key)
+    if hit is not None:
+        return hit
+    result = replay(
+        session, specs, settings, counter=counter_for(settings.model), api_key=api_key, progress=progress
     )
+    frame = turns_frame(result)
+    done = Replayed(result, frame, events_frame(result), totals(frame))
+    store.put(key, done)
+    return done

@@ -7,7 +7,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from playground.config import Config, ConfigError, parse_config
 from playground.replay import Settings
-from playground.ui import stack_editor
+from playground.ui import stack_editor, summarizer_panel
 from policies.registry import PolicySpec
 
 
@@ -50,6 +50,7 @@ def import_box(box: DeltaGenerator) -> None:
     st.session_state["context_window"] = config.context_window
     st.session_state["pin_standing_rules"] = config.pin_standing_rules
     st.session_state["summarizer"] = dict(config.summarizer)
+    summarizer_panel.load(config.summarizer)
     box.success(f"Loaded {upload.name}: {len(config.stack)} policies.")
 
 

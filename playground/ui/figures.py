@@ -67,3 +67,26 @@ def charts_view(replayed: Replayed, context_window: int) -> None:
     left.plotly_chart(charts.stubs_chart(turns), width="stretch", key="chart_stubs")
     right.plotly_chart(charts.composition_chart(turns), width="stretch", key="chart_composition")
     st.plotly_chart(charts.removed_chart(turns), width="stretch", key="chart_removed")
+
+
+def summarizer_line(replayed: Replayed) -> None:
+    """What the summarizer did in this replay, and a warning when summaries failed or thrashed."""
+    stats = replayed.result.summary_stats
+    failed = replayed.totals.get("summary_failures", 0)
+    if failed:
+        st.warning(
+            f"{failed} summar{'y' if failed == 1 else 'ies'} failed: those compactions were skipped and no "
+            "history was lost. The Events tab says why."
+        )
+    thrash = replayed.totals.get("thrash_events", 0)
+    if thrash:
+        st.warning(
+            f"Compaction thrash: {thrash} event(s) where a compaction left the context over its trigger or "
+            "fired on consecutive turns. Lower keep_recent or raise the trigger."
+        )
+    if stats.calls:
+        st.caption(
+            f"Summarizer ({replayed.result.settings.summarizer.get('kind')}): {stats.calls} summaries "
+            f"({stats.cache_hits} from cache, {stats.failures} failed); "
+            f"its own token use {stats.prompt_tokens:,} in + {stats.completion_tokens:,} out."
+        )

@@ -27,7 +27,7 @@ def _model_changed() -> None:
     )
 
 
-def show() -> Settings:
+def show(summarizer: dict) -> Settings:
     st.header("Model")
     options = list(MODELS)
     if st.session_state["model"] not in options:  # a model named by an imported config
@@ -53,5 +53,5 @@ def show() -> Settings:
         model=st.session_state["model"],
         context_window=int(st.session_state["context_window"]),
         pin_standing_rules=st.session_state["pin_standing_rules"],
-        summarizer=dict(st.session_state["summarizer"]),
+        summarizer=dict(summarizer),
     )

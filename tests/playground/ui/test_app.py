@@ -133,3 +133,30 @@ def test_side_by_side_steps_between_events():
     at.slider(key="turn").set_value(26).run()
     assert not at.exception
     assert any("Raw history" in m.value for m in at.markdown)
+
+
+def test_an_openai_compatible_summarizer_from_the_sidebar(tmp_path, monkeypatch):
+    from tests.playground.openai_stub import ChatStub
+
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path / "cache"))
+    with ChatStub() as stub:
+        at = start()
+        at.selectbox(key="summarizer_kind").set_value("openai").run()
+        at.text_input(key="summarizer_openai_base_url").set_value(stub.base_url).run()
+        at.text_input(key="summarizer_api_key").set_value("sk-from-the-password-field").run()
+        compaction = entry_id(at, "CompactionPolicy")
+        at.number_input(key=f"param_{compaction}_max_input_tokens").set_value(3000).run()
+        assert not at.exception
+        calls = len(stub.requests)
+        assert calls > 0 and int(metric(at, "Compactions")) > 0
+        assert any("summaries (0 from cache" in c.value for c in at.caption)
+        assert any(f"Summary cache: {calls} summaries" in c.value for c in at.caption)
+        export = next(c.value for c in at.code if "version: 1" in c.value)
+        assert "kind: openai" in export and "sk-from-the-password-field" not in export
+
+        stub.mode = "error500"
+        at.button(key="summarizer_clear_cache").click().run()
+        assert any(f"Cleared {calls} cached summaries" in s.value for s in at.success)
+        at.number_input(key=f"param_{compaction}_max_input_tokens").set_value(4000).run()
+        assert not at.exception
+        assert any("failed: those compactions were skipped" in w.value for w in at.warning)
