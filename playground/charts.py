@@ -151,3 +151,38 @@ def removed_chart(turns: pd.DataFrame) -> go.Figure:
     figure.update_layout(barmode="stack")
     figure.update_xaxes(title="turn")
     return figure
+
+
+def quality_chart(turns: pd.DataFrame) -> go.Figure:
+    """What the stack made the agent lose per turn: facts missing from the request, re-fetches."""
+    figure = _empty("What the agent lost")
+    if turns.empty:
+        return figure
+    figure.add_trace(
+        go.Bar(
+            x=turns["turn"],
+            y=turns["facts_lost"],
+            name="facts lost",
+            marker_color=COLOURS["window"],
+            hovertext=turns["lost_facts"],
+            hovertemplate="turn %{x}: %{y} fact(s) lost<br>%{hovertext}<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Bar(x=turns["turn"], y=turns["refetches"], name="re-fetches", marker_color=COLOURS["tool"])
+    )
+    if turns["standing_rules_lost"].any():
+        lost = turns[turns["standing_rules_lost"] > 0]
+        figure.add_trace(
+            go.Scatter(
+                x=lost["turn"],
+                y=[0] * len(lost),
+                name="standing rules lost",
+                mode="markers",
+                marker={"symbol": "x", "size": 10, "color": COLOURS["system"]},
+            )
+        )
+    figure.update_layout(barmode="group", height=240)
+    figure.update_yaxes(title="count", rangemode="tozero")
+    figure.update_xaxes(title="turn")
+    return figure

@@ -40,6 +40,8 @@ TABLE_COLUMNS = [
     "compactions",
     "thrash",
     "violations",
+    "refetches",
+    "facts_lost",
 ]
 
 

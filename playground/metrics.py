@@ -10,6 +10,7 @@ from collections import defaultdict
 
 import pandas as pd
 
+from playground import quality as quality_measures
 from playground.replay import ReplayResult
 from playground.running import BUCKETS
 
@@ -52,6 +53,7 @@ def turns_frame(result: ReplayResult) -> pd.DataFrame:
             row[removed_column(event.position, event.policy)] += event.tokens_before - event.tokens_after
 
     rows = []
+    quality = {q.turn: q for q in quality_measures.per_turn(result)}
     for turn in result.turns:
         counts = per_turn.get(turn.number, {})
         row = {
@@ -72,6 +74,10 @@ def turns_frame(result: ReplayResult) -> pd.DataFrame:
             "summary_failures": counts.get("summary_failures", 0),
             "thrash": counts.get("thrash", 0),
             "violations": len(turn.violations),
+            "refetches": len(quality[turn.number].refetched),
+            "facts_lost": len(quality[turn.number].lost_facts),
+            "lost_facts": "; ".join(quality[turn.number].lost_facts),
+            "standing_rules_lost": int(quality[turn.number].standing_rules_lost),
         }
         row.update({f"tokens_{b}": turn.tokens_by_bucket.get(b, 0) for b in BUCKETS})
         row.update({c: counts.get(c, 0) for c in removed_columns})
@@ -123,4 +129,8 @@ def totals(frame: pd.DataFrame) -> dict[str, float | int]:
         "summary_failures": int(frame["summary_failures"].sum()),
         "thrash_events": int(frame["thrash"].sum()),
         "turns_with_violations": int((frame["violations"] > 0).sum()),
+        "refetches": int(frame["refetches"].sum()),
+        "turns_with_facts_lost": int((frame["facts_lost"] > 0).sum()),
+        "distinct_facts_lost": len({f for cell in frame["lost_facts"] for f in cell.split("; ") if f}),
+        "turns_standing_rules_lost": int(frame["standing_rules_lost"].sum()),
     }

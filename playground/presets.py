@@ -15,10 +15,10 @@ PRESETS: dict[str, list[PolicySpec]] = {
         PolicySpec("PromptCompressionPolicy", {"compress_threshold": 0.75, "compress_keep_recent": 4}),
     ],
     "Cut in this order (tiered eviction)": [
-        PolicySpec("TieredEvictionPolicy", {"budget_fraction": 0.5}),
+        PolicySpec("TieredEvictionPolicy", {"budget_tokens": 4000, "keep_recent": 6}),
     ],
     "Anthropic context editing (clear tool uses)": [
-        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3}),
+        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
     ],
     "Sliding window of 50": [PolicySpec("SlidingWindowPolicy", {"max_messages": 50})],
 }

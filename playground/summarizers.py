@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from playground.facts import iter_facts
 from policies.base import Param, ParamError
+from policies.facts import iter_facts
 
 EXTRACTIVE_LABEL = "(extractive summary: a stand-in for an LLM summary)"
 _DECISION = re.compile(

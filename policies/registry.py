@@ -12,9 +12,11 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from policies.base import ParamError, Policy
+from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.compaction import CompactionPolicy
 from policies.prompt_compression import PromptCompressionPolicy
 from policies.sliding_window import SlidingWindowPolicy
+from policies.tiered_eviction import TieredEvictionPolicy
 from policies.tool_eviction import ToolEvictionPolicy
 from policies.tool_output_clip import ToolOutputClipPolicy
 
@@ -24,6 +26,8 @@ BUILTINS: tuple[type[Policy], ...] = (
     SlidingWindowPolicy,
     CompactionPolicy,
     PromptCompressionPolicy,
+    TieredEvictionPolicy,
+    ClearToolUsesPolicy,
 )
 ENTRY_POINT_GROUP = "context_playground.policies"
 

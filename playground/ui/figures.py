@@ -58,11 +58,34 @@ def headline(replayed: Replayed) -> None:
         f"{figures['turns_with_violations']:,}",
         help="Turns whose request a provider would reject (broken call/result pairs, standing rules missing).",
     )
+    row3 = st.columns(4)
+    row3[0].metric(
+        "Facts lost",
+        f"{figures['distinct_facts_lost']:,}",
+        f"in {figures['turns_with_facts_lost']} turn(s)",
+        delta_color="off",
+        delta_arrow="off",
+        help="Facts (numbers, dates, ids, paths, quoted strings) a recorded reply uses that appeared earlier "
+        "in the session but were missing from the context sent at that turn.",
+    )
+    row3[1].metric(
+        "Re-fetches",
+        f"{figures['refetches']:,}",
+        help="Tool calls repeating an earlier call whose result was no longer intact in the context.",
+    )
+    row3[2].metric(
+        "Standing rules lost",
+        f"{figures['turns_standing_rules_lost']:,}",
+        help="Turns whose request lacks part of the system prompt (standing rules).",
+    )
+    row3[3].metric("Turns", f"{figures['turns']:,}")
 
 
 def charts_view(replayed: Replayed, context_window: int) -> None:
     turns, events = replayed.turns, replayed.events
     st.plotly_chart(charts.tokens_chart(turns, events, context_window), width="stretch", key="chart_tokens")
+    st.plotly_chart(charts.quality_chart(turns), width="stretch", key="chart_quality")
+
     left, right = st.columns(2)
     left.plotly_chart(charts.stubs_chart(turns), width="stretch", key="chart_stubs")
     right.plotly_chart(charts.composition_chart(turns), width="stretch", key="chart_composition")

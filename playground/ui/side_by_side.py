@@ -39,7 +39,15 @@ def _legend() -> str:
     return f'<div style="font-size:0.85em;margin-bottom:6px">{chips}</div>'
 
 
-def _card(placed: Placed) -> str:
+def _highlight(escaped: str, facts: tuple[str, ...]) -> str:
+    """Mark the lost facts in already-escaped text."""
+    for fact in facts:
+        token = html.escape(fact)
+        escaped = escaped.replace(token, f'<mark title="lost at this turn">{token}</mark>')
+    return escaped
+
+
+def _card(placed: Placed, lost: tuple[str, ...] = ()) -> str:
     m = placed.message
     text = m.content
     calls = "".join(
@@ -47,7 +55,14 @@ def _card(placed: Placed) -> str:
         for c in m.tool_calls
     )
     header = f"<b>{placed.position}</b> · {m.role}{' · ' + html.escape(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
-    body = html.escape(text[:PREVIEW]) + ("…" if len(text) > PREVIEW else "")
+    shown = text
+    marked = [f for f in lost if f in text]
+    if marked:  # open where the lost facts were: show enough text to see them
+        first = min(text.find(f) for f in marked)
+        shown = text[max(first - 80, 0) : first + PREVIEW]
+        body = ("…" if first > 80 else "") + _highlight(html.escape(shown), lost) + "…"
+    else:
+        body = html.escape(text[:PREVIEW]) + ("…" if len(text) > PREVIEW else "")
     more = (
         f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{html.escape(text)}</pre></details>"
         if len(text) > PREVIEW
@@ -94,6 +109,13 @@ def show(replayed: Replayed) -> None:
         f"Turn {turn.number}: the request before recorded reply {turn.reply_index} — "
         f"{row['context_tokens']:,} tokens sent vs {row['raw_tokens']:,} in the raw history."
     )
+    lost = tuple(f for f in str(row["lost_facts"]).split("; ") if f)
+    if lost:
+        st.warning(
+            f"The recorded reply at this turn uses {len(lost)} fact(s) the request no longer held: "
+            + ", ".join(lost)
+            + ". They are marked where they were in the raw history."
+        )
     for violation in turn.violations:
         st.error(f"Provider would reject this request: {violation}")
     st.markdown(_legend(), unsafe_allow_html=True)
@@ -101,6 +123,6 @@ def show(replayed: Replayed) -> None:
     raw = raw_fates(result, turn)
     sent = request_fates(result, turn)
     left.markdown(f"**Raw history** ({len(raw)} messages)")
-    left.markdown("".join(_card(p) for p in raw), unsafe_allow_html=True)
+    left.markdown("".join(_card(p, lost) for p in raw), unsafe_allow_html=True)
     right.markdown(f"**Compiled context sent** ({len(sent)} messages)")
     right.markdown("".join(_card(p) for p in sent), unsafe_allow_html=True)

@@ -76,6 +76,17 @@ def _from_widget(param: Param, value: Any) -> Any:
 def param_widget(param: Param, key: str) -> Any:
     """The widget a declaration calls for; returns the parameter's value."""
     label = param.name
+    if param.optional:  # empty means "not set"
+        value = st.number_input(
+            label,
+            param.minimum,
+            param.maximum,
+            step=100,
+            key=key,
+            help=param.help + " Empty: not set.",
+            placeholder="not set",
+        )
+        return None if value is None else param.type(value)
     if param.type is bool:
         value = st.toggle(label, key=key, help=param.help)
     elif param.type in (int, float) and param.minimum is not None and param.maximum is not None:

@@ -1,0 +1,249 @@
+"""TieredEvictionPolicy ("cut in this order"): cheapest losses first, stop once the context fits.
+
+1. raw tool output the agent already consumed → one result line: the call, the facts
+   of the output that the consuming reply repeats, and the turn it was dropped;
+2. retrieved facts that can be fetched again (tool names matching patterns) → a
+   pointer naming the call that gets them back;
+3. old task-state turns (user/assistant prose outside the recent ones) → folded into
+   one running decision log: conclusions, not conversation;
+4. standing rules → never: if the budget still cannot be met, an event says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from fnmatch import fnmatch
+
+from policies.base import CompileEvent, Param, Policy
+from policies.facts import iter_facts
+from policies.messages import (
+    CLIPPED,
+    DECISION_LOG,
+    ORIGINAL,
+    STUB,
+    Message,
+    ToolCall,
+    render_transcript,
+    sources_of,
+)
+
+DEFAULT_RETRIEVAL_TOOLS = (
+    "*search*",
+    "fetch*",
+    "http_get",
+    "get_*",
+    "read_file",
+    "query_*",
+    "retrieve*",
+    "kb_*",
+)
+DECISION_LOG_HEADER = "[Decision log: conclusions of earlier turns]"
+DECISION_LOG_PROMPT = (
+    "Fold these earlier turns of an agent conversation into a decision log: one line per "
+    "conclusion, decision, fact or open question the agent needs later. Conclusions, not conversation."
+)
+_DECIDES = re.compile(
+    r"\b(decid|conclu|confirm|approv|agreed|will |won't|can't|cannot|must|should|need|fixed|found|"
+    r"because|so |root cause|contract|policy|done|filed)",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def _arguments(call: ToolCall | None) -> str:
+    if call is None:
+        return "?"
+    try:
+        data = json.loads(call.arguments) if call.arguments else {}
+    except ValueError:
+        data = None
+    text = ", ".join(f"{k}={v}" for k, v in data.items()) if isinstance(data, dict) else call.arguments
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _log_lines(message: Message) -> list[str]:
+    """Extractive conclusions of one prose message."""
+    text = " ".join(message.content.split())
+    if not text:
+        return []
+    if message.role == "user":
+        first = _SENTENCE.split(text, maxsplit=1)[0]
+        return [f"- user asked: {first[:200]}"]
+    return [
+        f"- agent: {sentence[:240]}"
+        for sentence in _SENTENCE.split(text)
+        if _DECIDES.search(sentence) or next(iter_facts(sentence), None)
+    ]
+
+
+class TieredEvictionPolicy(Policy):
+    """Cuts in order — consumed tool output, re-fetchable retrievals, old prose — until the
+    request fits its budget; never the standing rules or the last ``keep_recent`` messages.
+
+    Every cut leaves a stub (a result line, a pointer, or the decision log); stubs are
+    idempotent and tool calls keep their results, so the request stays valid.
+    """
+
+    params = (
+        Param(
+            "budget_tokens",
+            int,
+            None,
+            "Token budget of the request; unset: budget_fraction of the window.",
+            500,
+            2_000_000,
+            optional=True,
+        ),
+        Param(
+            "budget_fraction",
+            float,
+            0.5,
+            "Budget as a fraction of the context window (when budget_tokens is unset).",
+            0.05,
+            1.0,
+        ),
+        Param(
+            "retrieval_tools",
+            list,
+            DEFAULT_RETRIEVAL_TOOLS,
+            "Glob patterns of tool names whose results can be fetched again.",
+        ),
+        Param("keep_recent", int, 6, "Most recent messages never cut.", 0, 200),
+    )
+
+    def budget(self, event: CompileEvent) -> int:
+        if self.budget_tokens is not None:
+            return self.budget_tokens
+        return int(self.budget_fraction * event.context_window)
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        counter = event.counter
+        if counter is None:
+            return None
+        budget = self.budget(event)
+        tokens = counter.total(event.pinned) + counter.total(messages)
+        if tokens <= budget:
+            return None
+        out = list(messages)
+        protected = len(out) - self.keep_recent
+        calls = {c.id: c for m in out for c in m.tool_calls}
+        for tier in (self._consumed_output, self._refetchable):
+            for i in range(max(protected, 0)):
+                if tokens <= budget:
+                    break
+                replacement = tier(out, i, calls, event.turn)
+                if replacement is not None:
+                    tokens += counter.count(replacement) - counter.count(out[i])
+                    out[i] = replacement
+        if tokens > budget:
+            out, tokens = self._fold(out, max(protected, 0), tokens, budget, event)
+        if tokens > budget:
+            event.report(
+                "budget_unmet",
+                (),
+                f"{tokens:,} tokens remain over the {budget:,} budget: standing rules and the last "
+                f"{self.keep_recent} messages are never cut",
+            )
+        if len(out) == len(messages) and all(a is b for a, b in zip(out, messages, strict=True)):
+            return None
+        self._report(event, messages, out)
+        return out
+
+    # tier 1
+    def _consumed_output(self, out: list[Message], i: int, calls: dict, turn: int) -> Message | None:
+        message = out[i]
+        if not message.is_tool_result or message.kind not in (ORIGINAL, CLIPPED):
+            return None
+        reply = next((m for m in out[i + 1 :] if m.role == "assistant"), None)
+        if reply is None:  # not consumed yet
+            return None
+        quoted = next((m for m in out[i + 1 :] if m.role == "assistant" and m.content), reply)
+        used = [f for f in iter_facts(message.content) if f in quoted.content]
+        call = calls.get(message.tool_call_id)
+        name = message.name or (call.name if call else "tool")
+        what = f"used {', '.join(used[:12])}" if used else "nothing quoted from it"
+        line = f"[tool {name}({_arguments(call)}) -> {what}; full output dropped at turn {turn}]"
+        return message.replace(content=line, kind=STUB)
+
+    # tier 2
+    def _refetchable(self, out: list[Message], i: int, calls: dict, turn: int) -> Message | None:
+        message = out[i]
+        if not message.is_tool_result or message.content.startswith("[pointer]"):
+            return None
+        call = calls.get(message.tool_call_id)
+        name = message.name or (call.name if call else "")
+        if not any(fnmatch(name, pattern) for pattern in self.retrieval_tools):
+            return None
+        line = f"[pointer] result dropped at turn {turn}; fetch it again with {name}({_arguments(call)})"
+        return message.replace(content=line, kind=STUB)
+
+    # tier 3
+    def _fold(
+        self, out: list[Message], protected: int, tokens: int, budget: int, event: CompileEvent
+    ) -> tuple[list[Message], int]:
+        counter = event.counter
+        log_at = next((i for i, m in enumerate(out) if m.kind == DECISION_LOG), None)
+        old_log = out[log_at] if log_at is not None else None
+        folded: list[int] = []
+        lines = old_log.content.split("\n")[1:] if old_log else []
+        estimate = tokens
+        for i in range(protected):
+            m = out[i]
+            if m.role not in ("user", "assistant") or m.tool_calls or m.kind not in (ORIGINAL, CLIPPED):
+                continue
+            new_lines = _log_lines(m)
+            folded.append(i)
+            lines += new_lines
+            estimate += -counter.count(m) + sum(len(line) // 4 + 1 for line in new_lines)
+            if estimate <= budget:
+                break
+        if not folded:
+            return out, tokens
+        group = [out[i] for i in folded] + ([old_log] if old_log else [])
+        if event.summarizer is not None and getattr(event.summarizer, "name", "") != "extractive":
+            try:
+                previous = old_log.content if old_log else ""
+                text = event.summarizer.summarize(
+                    DECISION_LOG_PROMPT, previous + "\n" + render_transcript([out[i] for i in folded])
+                )
+            except Exception as error:  # a failed log never loses history: skip the fold
+                event.report(
+                    "summary_failed", (), f"decision log: {type(error).__name__}: {error}; not folded"
+                )
+                return out, tokens
+            lines = [text.strip()]
+        log = Message(
+            role="user",
+            content="\n".join([DECISION_LOG_HEADER, *lines]),
+            kind=DECISION_LOG,
+            source=sources_of(group),
+            compacted_count=sum(max(m.compacted_count, 1) for m in group),
+        )
+        drop = set(folded) | ({log_at} if log_at is not None else set())
+        position = min(drop)
+        result = [m for i, m in enumerate(out) if i not in drop]
+        result.insert(sum(1 for i in range(position) if i not in drop), log)
+        removed = sum(counter.count(out[i]) for i in drop)
+        return result, tokens - removed + counter.count(log)
+
+    def _report(self, event: CompileEvent, before: list[Message], after: list[Message]) -> None:
+        kept, old = {id(m) for m in after}, {id(m) for m in before}
+        new_stubs = [m for m in after if m.kind == STUB and id(m) not in old]
+        result_lines = [m for m in new_stubs if m.content.startswith("[tool ")]
+        pointers = [m for m in new_stubs if m.content.startswith("[pointer]")]
+        if result_lines:
+            event.report(
+                "stub",
+                sources_of(result_lines),
+                f"tier 1: {len(result_lines)} consumed tool output(s) → result lines",
+            )
+        if pointers:
+            event.report(
+                "stub", sources_of(pointers), f"tier 2: {len(pointers)} re-fetchable result(s) → pointers"
+            )
+        folded = [m for m in before if id(m) not in kept and m.kind != DECISION_LOG and not m.is_tool_result]
+        if folded:
+            event.report(
+                "fold", sources_of(folded), f"tier 3: {len(folded)} old turn(s) folded into the decision log"
+            )
