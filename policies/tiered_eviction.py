@@ -159,7 +159,8 @@ class TieredEvictionPolicy(Policy):
         if reply is None:  # not consumed yet
             return None
         quoted = next((m for m in out[i + 1 :] if m.role == "assistant" and m.content), reply)
-        used = [f for f in iter_facts(message.content) if f in quoted.content]
+        repeated = set(iter_facts(quoted.content))
+        used = [f for f in iter_facts(message.content) if f in repeated]
         call = calls.get(message.tool_call_id)
         name = message.name or (call.name if call else "tool")
         what = f"used {', '.join(used[:12])}" if used else "nothing quoted from it"

@@ -160,3 +160,14 @@ def test_an_openai_compatible_summarizer_from_the_sidebar(tmp_path, monkeypatch)
         at.number_input(key=f"param_{compaction}_max_input_tokens").set_value(4000).run()
         assert not at.exception
         assert any("failed: those compactions were skipped" in w.value for w in at.warning)
+
+
+def test_what_a_window_loses_is_shown_at_the_turn_it_is_lost():
+    at = start()
+    config = b"version: 1\nstack:\n- SlidingWindowPolicy: {max_messages: 30}\n"
+    at.file_uploader(key="config_upload").set_value(("window.yaml", config, "application/x-yaml")).run()
+    assert int(metric(at, "Facts lost")) >= 1
+    at.slider(key="turn").set_value(26).run()
+    warning = next(w.value for w in at.warning if "no longer held" in w.value)
+    assert "2027-02-26" in warning
+    assert any("<mark" in m.value and "2027-02-26" in m.value for m in at.markdown)

@@ -1,0 +1,93 @@
+"""Re-fetch, reference loss and standing rules lost, on sessions with known answers."""
+
+import re
+from pathlib import Path
+
+from playground.formats import read_path
+from playground.metrics import totals, turns_frame
+from playground.replay import Settings, replay
+from policies import PolicySpec
+from tests.builders import assistant, call, make_session, result, system, user
+
+LEAVE = Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json"
+
+
+def spec(name, **params):
+    return PolicySpec(name, params)
+
+
+def refetch_session():
+    return make_session(
+        system("Rules."),
+        user("Look up INV-2041."),
+        assistant("", call("a", "get_invoice", '{"id": "INV-2041"}')),
+        result("a", "INV-2041: amount 310.50, due 2026-12-31", name="get_invoice"),
+        assistant("It is 310.50, due 2026-12-31."),
+        user("Other things."),
+        assistant("", call("b", "list_dir", '{"path": "/srv"}')),
+        result("b", "a b c", name="list_dir"),
+        assistant("", call("c", "get_invoice", '{ "id":"INV-2041" }')),  # the same call again
+        result("c", "INV-2041: amount 310.50, due 2026-12-31", name="get_invoice"),
+        assistant("Again: INV-2041 is 310.50, due 2026-12-31."),
+    )
+
+
+def test_a_repeated_call_counts_as_a_refetch_only_when_its_result_was_gone():
+    session = refetch_session()
+    kept = turns_frame(replay(session, []))
+    assert kept["refetches"].sum() == 0
+    evicted = turns_frame(replay(session, [spec("ToolEvictionPolicy", keep_last_n=1)]))
+    assert evicted["refetches"].tolist() == [0, 0, 0, 1, 0]
+    assert totals(evicted)["refetches"] == 1
+
+
+def test_reference_loss_lists_the_facts_used_seen_earlier_and_missing():
+    session = refetch_session()
+    frame = turns_frame(replay(session, [spec("SlidingWindowPolicy", max_messages=2)]))
+    # the last reply repeats INV-2041, 310.50 and 2026-12-31, all in the fresh result: nothing lost
+    assert frame["facts_lost"].iloc[-1] == 0
+    # turn 2 (reply "It is 310.50 ...") saw the result: nothing lost; no policy, no loss anywhere
+    assert turns_frame(replay(session, []))["facts_lost"].sum() == 0
+    lossy = make_session(
+        user("My order is ORD-7781, shipped to /srv/data/out.csv."),
+        assistant("Noted ORD-7781."),
+        user("Unrelated chat one."),
+        assistant("Sure."),
+        user("Unrelated chat two."),
+        assistant("Your order ORD-7781 went to /srv/data/out.csv, and 99 new things."),
+    )
+    frame = turns_frame(replay(lossy, [spec("SlidingWindowPolicy", max_messages=2)]))
+    assert frame["lost_facts"].iloc[-1] == "ORD-7781; /srv/data/out.csv"  # 99 never appeared before
+    assert totals(frame)["distinct_facts_lost"] == 2
+
+
+def test_standing_rules_lost_when_a_window_is_handed_the_system_prompt():
+    session = refetch_session()
+    frame = turns_frame(
+        replay(session, [spec("SlidingWindowPolicy", max_messages=2)], Settings(pin_standing_rules=False))
+    )
+    assert frame["standing_rules_lost"].sum() > 0
+    pinned = turns_frame(replay(session, [spec("SlidingWindowPolicy", max_messages=2)]))
+    assert pinned["standing_rules_lost"].sum() == 0
+
+
+def test_leave_request_tiered_keeps_the_contract_a_window_of_similar_size_loses_it():
+    session = read_path(LEAVE)[0]
+    tiered = replay(session, [spec("TieredEvictionPolicy", budget_tokens=3000, keep_recent=6)])
+    window = replay(session, [spec("SlidingWindowPolicy", max_messages=30)])
+    tiered_frame, window_frame = turns_frame(tiered), turns_frame(window)
+    # comparable size: the window ends smaller than the tiered stack
+    assert window_frame["context_tokens"].iloc[-1] <= tiered_frame["context_tokens"].iloc[-1]
+    last = tiered.turns[-1].request
+    text = "\n".join(m.content for m in last)
+    assert "fixed-term contract that ends on 2027-02-26" in text  # kept in the decision log
+    calendar = next(m for m in last if m.content.startswith("[tool holiday_calendar"))
+    assert re.fullmatch(
+        r"\[tool holiday_calendar\(region=UK, year=2026\) -> used 2026-12-25, 2026-12-28, 2026-12-29, "
+        r"2026-12-30, 2026-12-31; full output dropped at turn \d+\]",
+        calendar.content,
+    )
+    assert "2027-02-26" not in tiered_frame["lost_facts"].iloc[-1]
+    assert "2027-02-26" in window_frame["lost_facts"].iloc[-1].split("; ")
+    window_text = "\n".join(m.content for m in window.turns[-1].request)
+    assert "fixed-term" not in window_text
