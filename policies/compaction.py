@@ -5,6 +5,7 @@ from __future__ import annotations
 from policies.base import CompileEvent, Param, Policy
 from policies.messages import SUMMARY, Message, render_transcript, sources_of
 from policies.pairs import safe_cut
+from policies.summaries import summarize_or_report
 
 DEFAULT_SUMMARY_PROMPT = (
     "You are a conversation summarizer. Summarize the following agent conversation "
@@ -50,20 +51,12 @@ class CompactionPolicy(Policy):
         head, tail = messages[:cut], messages[cut:]
         if not head:
             return None
-        if event.summarizer is None:
-            event.report("summary_failed", (), "no summarizer configured; compaction skipped")
-            return None
-        try:
-            summary = event.summarizer.summarize(self.summary_prompt, render_transcript(head))
-        except Exception as error:  # any summarizer failure must skip, never lose history
-            event.report("summary_failed", (), f"{type(error).__name__}: {error}; skipped")
-            return None
-        if not summary or not summary.strip():
-            event.report("summary_failed", (), "the summarizer returned nothing; skipped")
+        summary = summarize_or_report(event, self.summary_prompt, render_transcript(head))
+        if summary is None:
             return None
         message = Message(
             role="user",
-            content=f"[Summary of {len(head)} earlier messages]\n{summary.strip()}",
+            content=f"[Summary of {len(head)} earlier messages]\n{summary}",
             kind=SUMMARY,
             source=sources_of(head),
             compacted_count=len(head),

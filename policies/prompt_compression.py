@@ -5,6 +5,7 @@ from __future__ import annotations
 from policies.base import CompileEvent, Param, Policy
 from policies.compaction import report_if_still_over
 from policies.messages import SUMMARY, Message, render_transcript, sources_of
+from policies.summaries import summarize_or_report
 
 SUMMARIZER_SYSTEM_PROMPT = "You are a concise summarizer."
 SUMMARY_INSTRUCTION = (
@@ -60,22 +61,14 @@ class PromptCompressionPolicy(Policy):
         if len(to_compress) < 2:
             event.report("skip", (), "fewer than 2 messages eligible for compression")
             return None
-        if event.summarizer is None:
-            event.report("summary_failed", (), "no summarizer configured; skipped")
-            return None
-        try:
-            summary = event.summarizer.summarize(
-                SUMMARIZER_SYSTEM_PROMPT, SUMMARY_INSTRUCTION + render_transcript(to_compress)
-            )
-        except Exception as error:  # selectools never crashes the agent for a failed compression
-            event.report("summary_failed", (), f"{type(error).__name__}: {error}; skipped")
-            return None
-        if not summary or not summary.strip():
-            event.report("summary_failed", (), "the summarizer returned nothing; skipped")
+        summary = summarize_or_report(
+            event, SUMMARIZER_SYSTEM_PROMPT, SUMMARY_INSTRUCTION + render_transcript(to_compress)
+        )
+        if summary is None:  # selectools never crashes the agent for a failed compression
             return None
         message = Message(
             role="system",
-            content=f"[Compressed context] {summary.strip()}",
+            content=f"[Compressed context] {summary}",
             kind=SUMMARY,
             source=sources_of(to_compress),
             compacted_count=len(to_compress),

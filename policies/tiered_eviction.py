@@ -27,6 +27,7 @@ from policies.messages import (
     render_transcript,
     sources_of,
 )
+from policies.summaries import summarize_or_report
 
 DEFAULT_RETRIEVAL_TOOLS = (
     "*search*",
@@ -203,17 +204,12 @@ class TieredEvictionPolicy(Policy):
             return out, tokens
         group = [out[i] for i in folded] + ([old_log] if old_log else [])
         if event.summarizer is not None and getattr(event.summarizer, "name", "") != "extractive":
-            try:
-                previous = old_log.content if old_log else ""
-                text = event.summarizer.summarize(
-                    DECISION_LOG_PROMPT, previous + "\n" + render_transcript([out[i] for i in folded])
-                )
-            except Exception as error:  # a failed log never loses history: skip the fold
-                event.report(
-                    "summary_failed", (), f"decision log: {type(error).__name__}: {error}; not folded"
-                )
+            previous = old_log.content if old_log else ""
+            transcript = previous + "\n" + render_transcript([out[i] for i in folded])
+            summary = summarize_or_report(event, DECISION_LOG_PROMPT, transcript, "decision log")
+            if summary is None:  # the prose stays as it was
                 return out, tokens
-            lines = [text.strip()]
+            lines = [summary]
         log = Message(
             role="user",
             content="\n".join([DECISION_LOG_HEADER, *lines]),

@@ -126,3 +126,19 @@ def test_budget_fraction_of_the_context_window():
         TieredEvictionPolicy(budget_tokens=700, budget_fraction=0.5).budget(event(context_window=10_000))
         == 700
     )
+
+
+class Failing:
+    name = "openai"
+
+    def summarize(self, system_prompt, transcript):
+        raise TimeoutError("endpoint timed out")
+
+
+def test_a_failed_llm_decision_log_folds_nothing_and_says_why():
+    ev = compile_event(counter=COUNTER, turn=7, summarizer=Failing())
+    out = TieredEvictionPolicy(budget_tokens=500, keep_recent=2, retrieval_tools=[]).on_compile(ev, session())
+    assert not any(m.kind == DECISION_LOG for m in out)
+    failed = [a for a in ev.actions if a.action == "summary_failed"]
+    assert failed and failed[0].detail == "decision log: TimeoutError: endpoint timed out; skipped"
+    assert out[0].content.startswith("I am on a fixed-term contract")  # the prose is still there
