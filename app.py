@@ -3,7 +3,7 @@
 import streamlit as st
 
 from playground.config import ConfigError
-from playground.summarizers import SummarizerError
+from playground.summarizers import SummarizerError, SummaryStats
 from playground.ui import (
     cache,
     config_io,
@@ -46,11 +46,11 @@ with results:
         st.stop()
     progress = st.empty()
 
-    def show_progress(turn: int, turns: int) -> None:
+    def show_progress(turn: int, turns: int, stats: SummaryStats) -> None:
         if settings.summarizer.get("kind") == "openai":  # summaries may be fetched: say how far we are
-            progress.progress(
-                turn / max(turns, 1), text=f"Replaying turn {turn} of {turns} (fetching summaries)"
-            )
+            fetched = stats.calls - stats.cache_hits
+            text = f"Turn {turn} of {turns}: {fetched} summaries fetched, {stats.cache_hits} from the cache"
+            progress.progress(turn / max(turns, 1), text=text)
 
     try:
         replayed = cache.replayed(session, specs, settings, summarizer_panel.api_key(), show_progress)

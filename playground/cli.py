@@ -21,7 +21,7 @@ from playground.metrics import events_frame, totals, turns_frame
 from playground.presets import PRESETS
 from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
-from playground.summarizers import SummarizerError
+from playground.summarizers import SummarizerError, SummaryStats
 from playground.tokens import TokenCounter
 from playground.validity import check_request
 from policies.registry import SpecError
@@ -199,12 +199,14 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 
 
-def _progress_bar(turn: int, turns: int) -> None:
+def _progress_bar(turn: int, turns: int, stats: SummaryStats) -> None:
     """A progress bar on stderr while an LLM summarizer may be fetching (Ctrl-C keeps what is cached)."""
     width = 30
     done = width * turn // max(turns, 1)
+    fetched = stats.calls - stats.cache_hits
     print(
-        f"\rreplaying [{'#' * done}{'.' * (width - done)}] turn {turn}/{turns}",
+        f"\rreplaying [{'#' * done}{'.' * (width - done)}] turn {turn}/{turns}, "
+        f"{fetched} summaries fetched, {stats.cache_hits} from cache",
         end="",
         file=sys.stderr,
         flush=True,

@@ -109,13 +109,13 @@ def replay(
     *,
     api_key: str | None = None,
     summary_cache: SummaryCache | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, SummaryStats], None] | None = None,
 ) -> ReplayResult:
     """Replay ``session`` through the enabled policies of ``specs``.
 
     Raises SpecError or SummarizerError for a bad stack; never for what policies do.
     A ``counter`` passed in keeps its cache, so replays of one session share tokenization.
-    ``progress(turn, turns)`` is called before each inference (for slow summarizers).
+    ``progress(turn, turns, summary_stats)`` is called before each inference (for slow summarizers).
     """
     settings = settings or Settings()
     stack = [(pos, spec.build()) for pos, spec in enumerate(specs, start=1) if spec.enabled]
@@ -163,7 +163,7 @@ class _Run:
         for index, message in enumerate(self.session.messages):
             if message.role == "assistant":
                 if self.progress is not None:
-                    self.progress(len(self.turns) + 1, turns)
+                    self.progress(len(self.turns) + 1, turns, self.summarizer.stats)
                 self.compile(index, raw_tokens)
             raw_tokens += count(message)
             if index < len(self.pinned):

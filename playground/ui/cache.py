@@ -20,6 +20,7 @@ from playground.formats import read_bytes
 from playground.metrics import events_frame, totals, turns_frame
 from playground.replay import ReplayResult, Settings, replay
 from playground.session import Session, TranscriptError
+from playground.summarizers import SummaryStats
 from playground.tokens import TokenCounter
 from policies.registry import PolicySpec
 
@@ -94,7 +95,7 @@ def replayed(
     specs: list[PolicySpec],
     settings: Settings,
     api_key: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int, SummaryStats], None] | None = None,
 ) -> Replayed:
     """The replay of a session through a stack, cached by (content hash, stack spec, settings).
 

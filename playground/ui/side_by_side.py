@@ -55,14 +55,14 @@ def _card(placed: Placed, lost: tuple[str, ...] = ()) -> str:
         for c in m.tool_calls
     )
     header = f"<b>{placed.position}</b> · {m.role}{' · ' + html.escape(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
-    shown = text
     marked = [f for f in lost if f in text]
-    if marked:  # open where the lost facts were: show enough text to see them
-        first = min(text.find(f) for f in marked)
-        shown = text[max(first - 80, 0) : first + PREVIEW]
-        body = ("…" if first > 80 else "") + _highlight(html.escape(shown), lost) + "…"
-    else:
-        body = html.escape(text[:PREVIEW]) + ("…" if len(text) > PREVIEW else "")
+    start = max(min(text.find(f) for f in marked) - 80, 0) if marked else 0  # show where lost facts were
+    shown = text[start : start + PREVIEW]
+    body = (
+        ("…" if start else "")
+        + _highlight(html.escape(shown), lost)
+        + ("…" if start + PREVIEW < len(text) else "")
+    )
     more = (
         f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{html.escape(text)}</pre></details>"
         if len(text) > PREVIEW

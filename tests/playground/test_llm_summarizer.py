@@ -121,3 +121,20 @@ def test_openai_settings_are_checked_like_policy_parameters():
         make_summarizer({"kind": "openai", "model": "m", "timeout": 0})
     with pytest.raises(SummarizerError, match="unknown setting 'temperature' for openai"):
         make_summarizer({"kind": "openai", "temperature": 0.2})
+
+
+def test_an_interrupted_replay_keeps_what_it_fetched(stub, cache):
+    seen = []
+
+    def interrupt(turn, turns, stats):
+        seen.append((turn, turns))
+        if stats.calls - stats.cache_hits >= 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        replay(session(), STACK, settings(stub), api_key=SECRET, summary_cache=cache, progress=interrupt)
+    assert cache.size() == 1 and len(stub.requests) == 1
+    assert seen[0] == (1, session().turns)
+    resumed = replay(session(), STACK, settings(stub), api_key=SECRET, summary_cache=cache)
+    assert resumed.summary_stats.cache_hits == 1  # the one fetched before the interruption
+    assert resumed.summary_stats.calls > 1 and len(stub.requests) == resumed.summary_stats.calls
