@@ -78,6 +78,20 @@ def _log_lines(message: Message) -> list[str]:
     ]
 
 
+def _consuming_replies(messages: list[Message]) -> list[Message | None]:
+    """For each position, the assistant reply that consumed it: the first later one with text
+    (else the first later one); None while no assistant has come after it."""
+    replies: list[Message | None] = [None] * len(messages)
+    first_any = first_text = None
+    for i in range(len(messages) - 1, -1, -1):
+        replies[i] = first_text or first_any
+        if messages[i].role == "assistant":
+            first_any = messages[i]
+            if messages[i].content:
+                first_text = messages[i]
+    return replies
+
+
 class TieredEvictionPolicy(Policy):
     """Cuts in order — consumed tool output, re-fetchable retrievals, old prose — until the
     request fits its budget; never the standing rules or the last ``keep_recent`` messages.
@@ -129,11 +143,14 @@ class TieredEvictionPolicy(Policy):
         out = list(messages)
         protected = len(out) - self.keep_recent
         calls = {c.id: c for m in out for c in m.tool_calls}
+        replies = _consuming_replies(out)
         for tier in (self._consumed_output, self._refetchable):
             for i in range(max(protected, 0)):
                 if tokens <= budget:
                     break
-                replacement = tier(out, i, calls, event.turn)
+                if replies[i] is None:  # not consumed yet: the agent has not seen it
+                    continue
+                replacement = tier(out[i], replies[i], calls, event.turn)
                 if replacement is not None:
                     tokens += counter.count(replacement) - counter.count(out[i])
                     out[i] = replacement
@@ -152,15 +169,10 @@ class TieredEvictionPolicy(Policy):
         return out
 
     # tier 1
-    def _consumed_output(self, out: list[Message], i: int, calls: dict, turn: int) -> Message | None:
-        message = out[i]
+    def _consumed_output(self, message: Message, reply: Message, calls: dict, turn: int) -> Message | None:
         if not message.is_tool_result or message.kind not in (ORIGINAL, CLIPPED):
             return None
-        reply = next((m for m in out[i + 1 :] if m.role == "assistant"), None)
-        if reply is None:  # not consumed yet
-            return None
-        quoted = next((m for m in out[i + 1 :] if m.role == "assistant" and m.content), reply)
-        repeated = set(iter_facts(quoted.content))
+        repeated = set(iter_facts(reply.content))
         used = [f for f in iter_facts(message.content) if f in repeated]
         call = calls.get(message.tool_call_id)
         name = message.name or (call.name if call else "tool")
@@ -169,8 +181,7 @@ class TieredEvictionPolicy(Policy):
         return message.replace(content=line, kind=STUB)
 
     # tier 2
-    def _refetchable(self, out: list[Message], i: int, calls: dict, turn: int) -> Message | None:
-        message = out[i]
+    def _refetchable(self, message: Message, reply: Message, calls: dict, turn: int) -> Message | None:
         if not message.is_tool_result or message.content.startswith("[pointer]"):
             return None
         call = calls.get(message.tool_call_id)

@@ -29,6 +29,7 @@ FATE_COLOURS = {
     DROPPED: "#d93025",
 }
 PREVIEW = 240
+FULL_TEXT = 20_000  # an expanded message shows this much; the page stays light on huge outputs
 
 
 def _legend() -> str:
@@ -63,11 +64,11 @@ def _card(placed: Placed, lost: tuple[str, ...] = ()) -> str:
         + _highlight(html.escape(shown), lost)
         + ("…" if start + PREVIEW < len(text) else "")
     )
-    more = (
-        f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{html.escape(text)}</pre></details>"
-        if len(text) > PREVIEW
-        else ""
-    )
+    more = ""
+    if len(text) > PREVIEW:
+        cut = f"\n… ({len(text) - FULL_TEXT:,} more characters)" if len(text) > FULL_TEXT else ""
+        full = _highlight(html.escape(text[:FULL_TEXT]), lost) + html.escape(cut)
+        more = f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{full}</pre></details>"
     faded = "opacity:0.55;" if placed.fate == DROPPED else ""
     return (
         f'<div class="msg fate-{placed.fate}" style="border-left:6px solid {FATE_COLOURS[placed.fate]};{faded}'

@@ -142,3 +142,11 @@ def test_a_failed_llm_decision_log_folds_nothing_and_says_why():
     failed = [a for a in ev.actions if a.action == "summary_failed"]
     assert failed and failed[0].detail == "decision log: TimeoutError: endpoint timed out; skipped"
     assert out[0].content.startswith("I am on a fixed-term contract")  # the prose is still there
+
+
+def test_a_result_the_agent_has_not_read_yet_is_never_cut_even_unprotected():
+    messages = session()
+    out = TieredEvictionPolicy(budget_tokens=500, keep_recent=0, retrieval_tools=["*"]).on_compile(
+        event(), messages
+    )
+    assert answering(out, "c3") is messages[-1]
