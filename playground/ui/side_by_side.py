@@ -48,14 +48,18 @@ def _highlight(escaped: str, facts: tuple[str, ...]) -> str:
     return escaped
 
 
-def _card(placed: Placed, lost: tuple[str, ...] = ()) -> str:
+def _card(placed: Placed, lost: tuple[str, ...] = (), show_source: bool = False) -> str:
     m = placed.message
     text = m.content
     calls = "".join(
         f"<div><code>→ {html.escape(c.name)}({html.escape(c.arguments[:200])})</code></div>"
         for c in m.tool_calls
     )
-    header = f"<b>{placed.position}</b> · {m.role}{' · ' + html.escape(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
+    origin = ""
+    if show_source and m.source and m.source != (placed.position,):
+        first, last = m.source[0], m.source[-1]
+        origin = f" · raw {first}" if first == last else f" · raw {first}–{last}"
+    header = f"<b>{placed.position}</b>{origin} · {m.role}{' · ' + html.escape(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
     marked = [f for f in lost if f in text]
     start = max(min(text.find(f) for f in marked) - 80, 0) if marked else 0  # show where lost facts were
     shown = text[start : start + PREVIEW]
@@ -126,4 +130,4 @@ def show(replayed: Replayed) -> None:
     left.markdown(f"**Raw history** ({len(raw)} messages)")
     left.markdown("".join(_card(p, lost) for p in raw), unsafe_allow_html=True)
     right.markdown(f"**Compiled context sent** ({len(sent)} messages)")
-    right.markdown("".join(_card(p) for p in sent), unsafe_allow_html=True)
+    right.markdown("".join(_card(p, show_source=True) for p in sent), unsafe_allow_html=True)
