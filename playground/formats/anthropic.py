@@ -37,20 +37,21 @@ def _text_of_blocks(blocks: Any, where: str, builder: SessionBuilder) -> str:
         return ""
     if not isinstance(blocks, list):
         raise builder.error(where, f"content must be text or a list of blocks, got {kind_of(blocks)}")
-    texts = []
-    for j, block in enumerate(blocks):
-        if not isinstance(block, dict):
-            raise builder.error(where, f"block {j} must be an object, got {kind_of(block)}")
-        kind = block.get("type")
-        if kind == "text":
-            texts.append(str(block.get("text", "")))
-        elif kind == "image":
-            texts.append("[image]")
-        elif kind == "document":
-            texts.append("[document]")
-        else:
-            texts.append(f"[{kind or 'unknown'} block]")
-    return "\n".join(texts)
+    return "\n".join(_block_text(block, j, where, builder) for j, block in enumerate(blocks))
+
+
+def _block_text(block: Any, j: int, where: str, builder: SessionBuilder) -> str:
+    """The text a non-tool content block stands for (images and the like as a placeholder)."""
+    if not isinstance(block, dict):
+        raise builder.error(where, f"block {j} must be an object, got {kind_of(block)}")
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "thinking":
+        return f"[thinking] {block.get('thinking', '')}"
+    if kind in ("image", "document", "redacted_thinking"):
+        return f"[{kind.replace('_', ' ')}]"
+    return f"[{kind or 'unknown'} block]"
 
 
 def _prompt_tokens(message: dict) -> int | None:
@@ -100,21 +101,12 @@ def read(messages: list, file: str, name: str, system: Any = None, tools: Any = 
 def _assistant(blocks: list, message: dict, where: str, builder: SessionBuilder) -> None:
     texts, calls = [], []
     for j, block in enumerate(blocks):
-        if not isinstance(block, dict):
-            raise builder.error(where, f"block {j} must be an object, got {kind_of(block)}")
-        kind = block.get("type")
-        if kind == "text":
-            texts.append(str(block.get("text", "")))
-        elif kind == "thinking":
-            texts.append(f"[thinking] {block.get('thinking', '')}")
-        elif kind == "redacted_thinking":
-            texts.append("[redacted thinking]")
-        elif kind in ("tool_use", "server_tool_use"):
+        if isinstance(block, dict) and block.get("type") in ("tool_use", "server_tool_use"):
             if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
                 raise builder.error(where, f"tool_use block {j} needs an id and a name")
             calls.append(ToolCall(block["id"], block["name"], arguments_text(block.get("input", {}))))
         else:
-            texts.append(f"[{kind or 'unknown'} block]")
+            texts.append(_block_text(block, j, where, builder))
     builder.add("assistant", "\n".join(texts), tool_calls=tuple(calls), prompt_tokens=_prompt_tokens(message))
 
 
