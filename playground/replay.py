@@ -140,7 +140,9 @@ class _Run:
 
     def __init__(self, session, stack, settings, counter, summarizer, progress=None) -> None:
         self.session: Session = session
-        self.stack: list[tuple[int, Policy]] = stack
+        # only the hooks a policy overrides are called: the base ones change nothing
+        self.appenders = [(pos, p) for pos, p in stack if type(p).on_append is not Policy.on_append]
+        self.compilers = [(pos, p) for pos, p in stack if type(p).on_compile is not Policy.on_compile]
         self.settings: Settings = settings
         self.counter: TokenCounter = counter
         self.summarizer = summarizer
@@ -174,21 +176,29 @@ class _Run:
 
     def append(self, index: int, message: Message) -> Message | None:
         turn = len(self.turns) + 1  # the inference this message will first be part of
-        for position, policy in self.stack:
+        for position, policy in self.appenders:
             event = AppendEvent(index=index, turn=turn)
-            before = self.counter.count(message)
             changed = policy.on_append(event, message)
+            if event.actions:
+                after = changed if changed is not None else message
+                self.record(
+                    turn,
+                    position,
+                    policy,
+                    event.actions,
+                    self.counter.count(message),
+                    self.counter.count(after),
+                )
+                if any(a.action == "veto" for a in event.actions):
+                    return None
             if changed is not None:
                 message = changed
-            self.record(turn, position, policy, event.actions, before, self.counter.count(message))
-            if any(a.action == "veto" for a in event.actions):
-                return None
         return message
 
     def compile(self, reply_index: int, raw_before: int) -> None:
         turn = len(self.turns) + 1
         working = self.working
-        for position, policy in self.stack:
+        for position, policy in self.compilers:
             event = CompileEvent(
                 turn=turn,
                 last_usage=self.last_usage,

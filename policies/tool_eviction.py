@@ -24,24 +24,25 @@ class ToolEvictionPolicy(Policy):
         ),
     )
 
+    def _manages(self, message: Message) -> bool:
+        return message.role == "tool" and (self.include_agent_results or not message.agent_result)
+
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
-        stub, agents_too = self.stub, self.include_agent_results
-        out: list[Message] | None = None
-        evicted: list[int] = []
-        kept = 0
-        for i in range(len(messages) - 1, -1, -1):  # newest first: the first keep_last_n stay
-            message = messages[i]
-            if message.role != "tool" or (message.agent_result and not agents_too):
-                continue
-            if kept < self.keep_last_n:
-                kept += 1
-            elif message.content != stub:
-                if out is None:
-                    out = list(messages)
-                out[i] = message.replace(content=stub, kind=STUB)
-                evicted.extend(message.source)
-        if out is None:
+        # newest first, find where the last keep_last_n managed results begin: usually a few steps
+        boundary, kept = len(messages), 0
+        while boundary > 0 and kept < self.keep_last_n:
+            boundary -= 1
+            kept += self._manages(messages[boundary])
+        stub = self.stub
+        if self.include_agent_results:  # the hot path: one comprehension over the older part
+            due = [i for i, m in enumerate(messages[:boundary]) if m.role == "tool" and m.content != stub]
+        else:
+            due = [i for i, m in enumerate(messages[:boundary]) if self._manages(m) and m.content != stub]
+        if not due:
             return None
-        evicted.sort()
+        out = list(messages)
+        for i in due:
+            out[i] = messages[i].replace(content=stub, kind=STUB)
+        evicted = sorted(index for i in due for index in messages[i].source)
         event.report("stub", evicted, f"{len(evicted)} tool result(s) stubbed")
         return out
