@@ -44,8 +44,16 @@ def load(data: bytes, name: str) -> Loaded:
     return _load(hashlib.sha256(data).hexdigest(), name, data)
 
 
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _load_file(path: str, mtime_ns: int, size: int) -> Loaded:
+    file = Path(path)
+    return load(file.read_bytes(), file.name)
+
+
 def load_path(path: Path) -> Loaded:
-    return load(path.read_bytes(), path.name)
+    """A sample file, read and parsed once until it changes on disk (not on every rerun)."""
+    stat = path.stat()
+    return _load_file(str(path), stat.st_mtime_ns, stat.st_size)
 
 
 @st.cache_resource(show_spinner=False)
