@@ -171,3 +171,15 @@ def test_what_a_window_loses_is_shown_at_the_turn_it_is_lost():
     warning = next(w.value for w in at.warning if "no longer held" in w.value)
     assert "2027-02-26" in warning
     assert any("<mark" in m.value and "2027-02-26" in m.value for m in at.markdown)
+
+
+def test_a_badly_tuned_compaction_is_flagged_as_thrash():
+    at = start()
+    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    bad = b"version: 1\nstack:\n- CompactionPolicy: {max_input_tokens: 2000, keep_recent: 30}\n"
+    at.file_uploader(key="config_upload").set_value(("bad.yaml", bad, "application/x-yaml")).run()
+    assert any(w.value.startswith("Compaction thrash:") for w in at.warning)
+    good = b"version: 1\nstack:\n- CompactionPolicy: {max_input_tokens: 12000, keep_recent: 6}\n"
+    at.file_uploader(key="config_upload").set_value(("good.yaml", good, "application/x-yaml")).run()
+    assert int(metric(at, "Compactions")) > 0
+    assert not any(w.value.startswith("Compaction thrash:") for w in at.warning)
