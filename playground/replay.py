@@ -143,6 +143,8 @@ class _Run:
         # only the hooks a policy overrides are called: the base ones change nothing
         self.appenders = [(pos, p) for pos, p in stack if type(p).on_append is not Policy.on_append]
         self.compilers = [(pos, p) for pos, p in stack if type(p).on_compile is not Policy.on_compile]
+        # per compiler: how much of the working list is still exactly what it returned last time
+        self.unchanged = [0] * len(self.compilers)
         self.settings: Settings = settings
         self.counter: TokenCounter = counter
         self.summarizer = summarizer
@@ -198,7 +200,7 @@ class _Run:
     def compile(self, reply_index: int, raw_before: int) -> None:
         turn = len(self.turns) + 1
         working = self.working
-        for position, policy in self.compilers:
+        for k, (position, policy) in enumerate(self.compilers):
             event = CompileEvent(
                 turn=turn,
                 last_usage=self.last_usage,
@@ -206,11 +208,14 @@ class _Run:
                 context_window=self.settings.context_window,
                 summarizer=self.summarizer,
                 pinned=self.pinned,
+                unchanged_prefix=self.unchanged[k],
             )
             before = working.tokens
             changed = policy.on_compile(event, working.items)
             if changed is not None:
-                working.replace(changed)  # written back: the next turn starts from what was sent
+                kept = working.replace(changed)  # written back: the next turn starts from what was sent
+                self.unchanged = [min(u, kept) for u in self.unchanged]
+            self.unchanged[k] = len(working.items)  # appends keep it; later rewrites lower it
             self.record(turn, position, policy, event.actions, before, working.tokens)
 
         offset = len(self.pinned)

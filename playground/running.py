@@ -57,8 +57,10 @@ class RunningContext:
         self.items.append(message)
         self._add(message)
 
-    def replace(self, messages: Sequence[Message]) -> None:
-        """Become ``messages``; only the part after the shared prefix is recounted."""
+    def replace(self, messages: Sequence[Message]) -> int:
+        """Become ``messages``; only the part after the shared prefix is recounted.
+
+        Returns the length of that shared prefix."""
         keep = common_prefix(self.items, messages)
         for tokens, index in self._per_message[keep:]:
             self.tokens -= tokens
@@ -69,6 +71,7 @@ class RunningContext:
         for message in self.items[keep:]:
             self._add(message)
         self._checked = min(self._checked, keep)
+        return keep
 
     def _add(self, message: Message) -> None:
         tokens = self.counter.count(message)

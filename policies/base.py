@@ -115,6 +115,10 @@ class CompileEvent(_Reporting):
 
     ``last_usage`` is the token count of the context compiled at the previous inference
     (None at the first); ``pinned`` are the standing rules sent ahead of the context.
+
+    ``unchanged_prefix`` is a hint: ``messages[:unchanged_prefix]`` are the very objects,
+    in order, of the list this policy returned at the previous compile. A policy whose
+    output is a fixed point of itself may skip re-examining them; ignoring it is correct.
     """
 
     turn: int = 1
@@ -123,6 +127,7 @@ class CompileEvent(_Reporting):
     context_window: int = 128_000
     summarizer: Summarizer | None = None
     pinned: tuple[Message, ...] = ()
+    unchanged_prefix: int = 0
 
 
 class Policy:

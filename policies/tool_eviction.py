@@ -28,16 +28,16 @@ class ToolEvictionPolicy(Policy):
         return message.role == "tool" and (self.include_agent_results or not message.agent_result)
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
-        # newest first, find where the last keep_last_n managed results begin: usually a few steps
-        boundary, kept = len(messages), 0
-        while boundary > 0 and kept < self.keep_last_n:
-            boundary -= 1
-            kept += self._manages(messages[boundary])
+        boundary = self._boundary(messages, len(messages))  # results from here on are kept
+        # What this policy returned last time, and still stands unchanged, is stubbed up to
+        # its own boundary: rescan only from the boundary that prefix implies (or less).
+        start = self._boundary(messages, min(event.unchanged_prefix, boundary))
         stub = self.stub
-        if self.include_agent_results:  # the hot path: one comprehension over the older part
-            due = [i for i, m in enumerate(messages[:boundary]) if m.role == "tool" and m.content != stub]
+        older = messages[start:boundary]
+        if self.include_agent_results:  # the hot path: one comprehension
+            due = [start + i for i, m in enumerate(older) if m.role == "tool" and m.content != stub]
         else:
-            due = [i for i, m in enumerate(messages[:boundary]) if self._manages(m) and m.content != stub]
+            due = [start + i for i, m in enumerate(older) if self._manages(m) and m.content != stub]
         if not due:
             return None
         out = list(messages)
@@ -46,3 +46,11 @@ class ToolEvictionPolicy(Policy):
         evicted = sorted(index for i in due for index in messages[i].source)
         event.report("stub", evicted, f"{len(evicted)} tool result(s) stubbed")
         return out
+
+    def _boundary(self, messages: list[Message], end: int) -> int:
+        """Where the last ``keep_last_n`` managed results before ``end`` begin (0 if fewer)."""
+        position, kept = end, 0
+        while position > 0 and kept < self.keep_last_n:
+            position -= 1
+            kept += self._manages(messages[position])
+        return position if kept == self.keep_last_n else 0

@@ -8,6 +8,7 @@ from playground.validity import STANDING_RULES
 from policies import PolicySpec
 from policies.base import CompileEvent, Param, Policy
 from policies.registry import register
+from policies.tool_eviction import ToolEvictionPolicy
 from tests.builders import assistant, make_session, system, tool_loop, user
 
 
@@ -183,3 +184,45 @@ def test_consecutive_compactions_are_thrash():
     thrash = [e for e in result.events if e.action == "thrash"]
     assert any("consecutive turns" in e.detail for e in thrash)
     assert any("over the 1,000 trigger" in e.detail for e in thrash)
+
+
+@register
+class EvictionWithoutHint(ToolEvictionPolicy):
+    """Test policy: ToolEvictionPolicy made to rescan everything every turn."""
+
+    def on_compile(self, event, messages):
+        event.unchanged_prefix = 0
+        return super().on_compile(event, messages)
+
+
+@pytest.mark.parametrize("keep", [0, 1, 3, 8])
+@pytest.mark.parametrize(
+    "around",
+    [
+        [],
+        [("SlidingWindowPolicy", {"max_messages": 12})],
+        [("CompactionPolicy", {"max_input_tokens": 2_000, "keep_recent": 6})],
+        [
+            ("ToolOutputClipPolicy", {"max_chars": 300}),
+            ("CompactionPolicy", {"max_input_tokens": 3_000, "keep_recent": 9}),
+        ],
+    ],
+)
+def test_the_unchanged_prefix_hint_never_changes_what_eviction_does(keep, around):
+    from pathlib import Path
+
+    from playground.bench import synthetic_session
+    from playground.formats import read_path
+
+    samples = Path(__file__).parents[2] / "sample_sessions"
+    sessions = [synthetic_session(160, seed=keep), *read_path(samples / "web_research_anthropic.json")]
+    others = [PolicySpec(name, params) for name, params in around]
+    for session in sessions:
+        for place in range(len(others) + 1):
+
+            def stack(name, place=place):
+                return [*others[:place], PolicySpec(name, {"keep_last_n": keep}), *others[place:]]
+
+            fast = replay(session, stack("ToolEvictionPolicy"))
+            full = replay(session, stack("EvictionWithoutHint"))
+            assert [t.context for t in fast.turns] == [t.context for t in full.turns]
