@@ -15,7 +15,14 @@ from playground.replay import ReplayResult
 from playground.running import BUCKETS
 
 # action name -> per-turn column counting the messages it affected
-ACTION_COLUMNS = {"stub": "stubs_created", "clip": "clips", "drop": "drops", "compact": "compacted_messages"}
+# a fold (tiered eviction's decision log) summarizes messages too, so it counts as compacted
+ACTION_COLUMNS = {
+    "stub": "stubs_created",
+    "clip": "clips",
+    "drop": "drops",
+    "compact": "compacted_messages",
+    "fold": "compacted_messages",
+}
 EVENT_COLUMNS = [
     "turn",
     "position",

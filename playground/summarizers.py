@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from policies.base import Param, ParamError
+from policies.base import Summarizer as PolicySummarizer
 from policies.facts import iter_facts
 
 EXTRACTIVE_LABEL = "(extractive summary: a stand-in for an LLM summary)"
@@ -40,11 +41,10 @@ class SummaryStats:
     completion_tokens: int = 0
 
 
-class Summarizer(Protocol):
-    name: str
-    stats: SummaryStats
+class Summarizer(PolicySummarizer, Protocol):
+    """What policies call (policies.base.Summarizer), plus what it did during a replay."""
 
-    def summarize(self, system_prompt: str, transcript: str) -> str: ...
+    stats: SummaryStats
 
 
 class ExtractiveSummarizer:

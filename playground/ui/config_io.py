@@ -34,7 +34,7 @@ def import_box(box: DeltaGenerator) -> None:
         return
     seen = (upload.name, upload.size, upload.file_id)
     if st.session_state["config_upload_seen"] == seen:
-        if st.session_state.get("config_error"):
+        if st.session_state["config_error"]:
             box.error(st.session_state["config_error"])
         return
     st.session_state["config_upload_seen"] = seen

@@ -12,6 +12,7 @@ DEFAULTS = {
     "stack_epoch": 0,  # bumped when entries are added, removed or replaced: resets the drag list
     "next_entry_id": 0,
     "config_upload_seen": None,
+    "config_error": None,  # the message of the last config import that failed
     "turn": 1,
     "summarizer": {"kind": "extractive"},
 }

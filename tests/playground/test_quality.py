@@ -88,6 +88,8 @@ def test_leave_request_tiered_keeps_the_contract_a_window_of_similar_size_loses_
         calendar.content,
     )
     assert "2027-02-26" not in tiered_frame["lost_facts"].iloc[-1]
+    folded = sum(len(e.messages) for e in tiered.events if e.action == "fold")
+    assert folded > 0 and tiered_frame["compacted_messages"].sum() == folded
     assert "2027-02-26" in window_frame["lost_facts"].iloc[-1].split("; ")
     window_text = "\n".join(m.content for m in window.turns[-1].request)
     assert "fixed-term" not in window_text
