@@ -23,8 +23,11 @@ from typing import Any
 
 import yaml
 
+from playground.limits import LIMITS, LimitError, check_stack_size
 from playground.replay import Settings
-from playground.summarizers import SummarizerError, make_summarizer
+from playground.secrets import secret_in
+from playground.summarizers import SummarizerError, summarizer_settings
+from policies.base import shown
 from policies.registry import PolicySpec, SpecError, load_policy_class
 
 VERSION = 1
@@ -95,50 +98,94 @@ def load_config(path: str | os.PathLike) -> Config:
     return parse_config(text, file)
 
 
-def parse_config(text: str, file: str = "config") -> Config:
-    """A Config from YAML or JSON text; ConfigError names the file and the bad entry."""
+class _ConfigLoader(yaml.SafeLoader):
+    """safe_load without aliases (a few bytes of them expand to gigabytes) and with a depth bound."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise ConfigError(f"line {mark.line + 1}: aliases (*name) are not allowed in a config")
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > LIMITS.max_config_nesting:
+                mark = self.peek_event().start_mark
+                raise LimitError(
+                    f"line {mark.line + 1}: nested deeper than {LIMITS.max_config_nesting} levels "
+                    f"({LIMITS.setting('max_config_nesting')})"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def parse_config(text: str, file: str = "config", *, allow_plugins: bool = True) -> Config:
+    """A Config from YAML or JSON text; ConfigError names the file and the bad entry.
+
+    ``allow_plugins=False`` (the app) refuses a ``plugins`` key: code to import is named
+    by whoever starts the server, never by an uploaded file."""
+    if len(text) > LIMITS.max_config_bytes:
+        raise ConfigError(
+            f"{file}: {len(text):,} characters; a config may hold {LIMITS.max_config_bytes:,} "
+            f"({LIMITS.setting('max_config_bytes')})"
+        )
     try:
-        data = yaml.safe_load(text)  # JSON is YAML too
+        data = yaml.load(text, Loader=_ConfigLoader)  # JSON is YAML too
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark else ""
-        raise ConfigError(
-            f"{file}: {where}not valid YAML or JSON ({getattr(error, 'problem', error)})"
-        ) from None
+        problem = shown(str(getattr(error, "problem", None) or error))
+        raise ConfigError(f"{file}: {where}not valid YAML or JSON ({problem})") from None
+    except (ConfigError, LimitError) as error:
+        raise ConfigError(f"{file}: {error}") from None
+    except ValueError as error:  # e.g. an integer of more than 4,300 digits
+        raise ConfigError(f"{file}: a value cannot be read ({shown(str(error))})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: expected a mapping with version, model and stack")
+    if "plugins" in data and not allow_plugins:
+        raise ConfigError(
+            f"{file}: plugins cannot be loaded from an uploaded config; whoever starts the server "
+            "names them (installed entry points, or PLAYGROUND_PLUGINS)"
+        )
     try:
         return config_from_data(data)
-    except (ConfigError, SpecError, SummarizerError) as error:
+    except (ConfigError, SpecError, SummarizerError, LimitError) as error:
         raise ConfigError(f"{file}: {error}") from None
 
 
 def config_from_data(data: dict[str, Any]) -> Config:
     unknown = [k for k in data if k not in TOP_LEVEL_KEYS]
     if unknown:
-        raise ConfigError(f"unknown key {unknown[0]!r} (known: {', '.join(TOP_LEVEL_KEYS)})")
-    if data.get("version", VERSION) != VERSION:
+        raise ConfigError(f"unknown key {shown(unknown[0])} (known: {', '.join(TOP_LEVEL_KEYS)})")
+    version = data.get("version", VERSION)
+    if type(version) is not int or version != VERSION:
         raise ConfigError(
-            f"version {data['version']!r} is not supported (this playground reads version {VERSION})"
+            f"version {shown(version)} is not supported (this playground reads version {VERSION})"
         )
     config = Config()
     config.model = _typed(data, "model", str, config.model)
+    if secret_in(config.model):
+        raise ConfigError("model looks like it holds a secret (an API key); name the model only")
     config.context_window = _typed(data, "context_window", int, config.context_window)
-    if config.context_window < 1_000:
-        raise ConfigError(f"context_window must be at least 1000, got {config.context_window}")
+    if not 1_000 <= config.context_window <= 100_000_000:
+        raise ConfigError(
+            f"context_window must be from 1000 to 100000000, got {shown(config.context_window)}"
+        )
     config.pin_standing_rules = _typed(data, "pin_standing_rules", bool, True)
     config.plugins = _typed(data, "plugins", list, [])
     for plugin in config.plugins:
-        load_policy_class(str(plugin))
+        if not isinstance(plugin, str):
+            raise ConfigError(f"plugins: each entry must be text ('module:Class'), got {shown(plugin)}")
+        load_policy_class(plugin)
     summarizer = _typed(data, "summarizer", dict, config.summarizer)
     secrets = [k for k in summarizer if k in SECRET_KEYS]
     if secrets:
         raise ConfigError(
             f"summarizer: {secrets[0]!r} is a secret; set it in the environment, not in a config file"
         )
-    make_summarizer(summarizer)  # validates
+    summarizer_settings(summarizer)  # validates
     config.summarizer = dict(summarizer)
     stack = _typed(data, "stack", list, [])
+    check_stack_size(len(stack))
     config.stack = [parse_entry(entry, n) for n, entry in enumerate(stack, start=1)]
     return config
 
@@ -148,7 +195,7 @@ def _typed(data: dict, key: str, kind: type, default: Any) -> Any:
     if value is None:
         return default
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ConfigError(f"{key} must be {_TYPE_NAMES[kind]}, got {value!r}")
+        raise ConfigError(f"{key} must be {_TYPE_NAMES[kind]}, got {shown(value)}")
     return value
 
 
@@ -163,15 +210,17 @@ def parse_entry(entry: Any, position: int) -> PolicySpec:
     elif isinstance(entry, dict) and len(entry) == 1:
         name, params = next(iter(entry.items()))
         params = {} if params is None else params
+        if not isinstance(name, str):
+            raise ConfigError(f"{where}: a policy name must be text, got {shown(name)}")
         if not isinstance(params, dict):
-            raise ConfigError(f"{where} ({name}): parameters must be a mapping, got {params!r}")
+            raise ConfigError(f"{where} ({name}): parameters must be a mapping, got {shown(params)}")
     else:
-        raise ConfigError(f"{where}: expected a policy name or {{Name: {{parameters}}}}, got {entry!r}")
+        raise ConfigError(f"{where}: expected a policy name or {{Name: {{parameters}}}}, got {shown(entry)}")
     params = dict(params)
     enabled = params.pop("enabled", True)
     if not isinstance(enabled, bool):
-        raise ConfigError(f"{where} ({name}): enabled must be true or false, got {enabled!r}")
-    spec = PolicySpec(str(name), params, enabled)
+        raise ConfigError(f"{where} ({name}): enabled must be true or false, got {shown(enabled)}")
+    spec = PolicySpec(name, params, enabled)
     try:
         built = spec.build()
     except SpecError as error:

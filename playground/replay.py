@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from playground.limits import check_stack_size
 from playground.running import RunningContext
 from playground.session import Session
 from playground.summarizers import SummaryStats, make_summarizer
@@ -108,6 +109,7 @@ def replay(
     counter: TokenCounter | None = None,
     *,
     api_key: str | None = None,
+    hosted: bool = False,
     summary_cache: SummaryCache | None = None,
     progress: Callable[[int, int, SummaryStats], None] | None = None,
 ) -> ReplayResult:
@@ -116,11 +118,16 @@ def replay(
     Raises SpecError or SummarizerError for a bad stack; never for what policies do.
     A ``counter`` passed in keeps its cache, so replays of one session share tokenization.
     ``progress(turn, turns, summary_stats)`` is called before each inference (for slow summarizers).
+    ``api_key`` is a key the user gave; ``hosted`` applies the app's rule of which endpoint
+    may receive the server's own key (``endpoints.choose_key``).
     """
     settings = settings or Settings()
+    check_stack_size(len(specs))
     stack = [(pos, spec.build()) for pos, spec in enumerate(specs, start=1) if spec.enabled]
     counter = counter or TokenCounter(settings.model)
-    summarizer = make_summarizer(settings.summarizer, api_key=api_key, cache=summary_cache)
+    summarizer = make_summarizer(
+        settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
+    )
     run = _Run(session, stack, settings, counter, summarizer, progress)
     run.play()
     return ReplayResult(

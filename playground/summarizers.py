@@ -8,10 +8,12 @@ and says so in its output.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from policies.base import Param, ParamError
+from playground.limits import LIMITS, over
+from policies.base import Param, ParamError, shown
 from policies.base import Summarizer as PolicySummarizer
 from policies.facts import iter_facts
 
@@ -57,7 +59,6 @@ class ExtractiveSummarizer:
         self.stats = SummaryStats()
 
     def summarize(self, system_prompt: str, transcript: str) -> str:
-        self.stats.calls += 1
         goals: list[str] = []
         decisions: list[str] = []
         calls: list[str] = []
@@ -101,7 +102,9 @@ SUMMARIZER_PARAMS: dict[str, tuple[Param, ...]] = {
     "openai": (
         Param("model", str, "gpt-4o-mini", "Model that writes the summaries."),
         Param("base_url", str, "", "OpenAI-compatible endpoint (Ollama, vLLM, LM Studio); empty for OpenAI."),
-        Param("timeout", float, 60.0, "Seconds before a summary call is given up.", 1, 600),
+        Param(
+            "timeout", float, 60.0, "Seconds one summary call may take in all (connect, wait, read).", 1, 600
+        ),
         Param("max_output_tokens", int, 800, "Longest summary, in tokens.", 16, 8000),
     ),
 }
@@ -113,28 +116,110 @@ def summarizer_settings(spec: dict[str, Any] | None) -> tuple[str, dict[str, Any
     kind = spec.pop("kind", "extractive")
     declared = SUMMARIZER_PARAMS.get(kind) if isinstance(kind, str) else None
     if declared is None:
-        raise SummarizerError(f"summarizer: unknown kind {kind!r} (known: {', '.join(SUMMARIZER_PARAMS)})")
+        raise SummarizerError(
+            f"summarizer: unknown kind {shown(kind)} (known: {', '.join(SUMMARIZER_PARAMS)})"
+        )
     names = {p.name: p for p in declared}
-    unknown = sorted(set(spec) - set(names))
+    unknown = [k for k in spec if k not in names]
     if unknown:
         raise SummarizerError(
-            f"summarizer: unknown setting {unknown[0]!r} for {kind} (known: {', '.join(names)})"
+            f"summarizer: unknown setting {shown(unknown[0])} for {kind} (known: {', '.join(names)})"
         )
     try:
         values = {p.name: p.validate(spec.get(p.name, p.default)) for p in declared}
     except ParamError as error:
         raise SummarizerError(f"summarizer: {error}") from None
+    if kind == "openai":
+        from playground.endpoints import EndpointError, check_base_url
+        from playground.secrets import secret_in
+
+        if secret_in(values["model"]):
+            raise SummarizerError("summarizer: model looks like it holds a secret (an API key)")
+        try:
+            check_base_url(values["base_url"])
+        except EndpointError as error:
+            raise SummarizerError(f"summarizer: {error}") from None
     return kind, values
 
 
-def make_summarizer(spec: dict[str, Any] | None, api_key: str | None = None, cache: Any = None) -> Summarizer:
-    """The summarizer a config's ``summarizer:`` section names (default: extractive).
+class SummaryRefused(RuntimeError):
+    """A summary that was not asked for (a limit) or not used (too big, or it leaks a key)."""
 
-    The API key never comes from a config: it is ``api_key`` or ``OPENAI_API_KEY``.
+
+def replay_deadline() -> float:
+    """The monotonic time by which one replay's summaries must all be done."""
+    return time.monotonic() + LIMITS.max_summarizer_seconds
+
+
+class BoundedSummarizer:
+    """A summarizer as a replay uses it: within the limits, every failure counted here once.
+
+    Per replay: at most ``max_summarizer_calls`` calls and ``max_summarizer_seconds`` of
+    them in all; a summary over ``max_summary_bytes``, or with more tokens than the text it
+    replaces, is a failure (the compaction is skipped, nothing is lost).
+    """
+
+    def __init__(self, inner: Summarizer, counter: Any = None, deadline: float | None = None) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.stats = inner.stats
+        self.counter = counter
+        self.deadline = deadline or replay_deadline()
+
+    def summarize(self, system_prompt: str, transcript: str) -> str:
+        self.stats.calls += 1
+        try:
+            summary = self._summarize(system_prompt, transcript)
+        except Exception:
+            self.stats.failures += 1
+            raise
+        return summary
+
+    def _summarize(self, system_prompt: str, transcript: str) -> str:
+        if self.stats.calls > LIMITS.max_summarizer_calls:
+            raise over("max_summarizer_calls", "this replay asked for more summaries")
+        if time.monotonic() >= self.deadline:
+            raise over("max_summarizer_seconds", "this replay's summaries took too long")
+        summary = self.inner.summarize(system_prompt, transcript).strip()
+        if not summary:
+            raise SummaryRefused("the summarizer returned nothing")
+        size = len(summary.encode("utf-8", "replace"))
+        if size > LIMITS.max_summary_bytes:
+            raise over("max_summary_bytes", f"the summary is {size:,} bytes")
+        if self.counter is not None and size * 8 > len(transcript):  # a far shorter one is smaller
+            tokens, replaced = self.counter.text(summary), self.counter.text(transcript)
+            if tokens > replaced:
+                raise SummaryRefused(
+                    f"the summary ({tokens:,} tokens) is larger than what it replaces ({replaced:,})"
+                )
+        return summary
+
+
+def make_summarizer(
+    spec: dict[str, Any] | None,
+    api_key: str | None = None,
+    cache: Any = None,
+    counter: Any = None,
+    *,
+    hosted: bool = False,
+) -> BoundedSummarizer:
+    """The summarizer a config's ``summarizer:`` section names (default: extractive), bounded.
+
+    The API key never comes from a config: ``api_key`` is what the user gave (the app's
+    field); which key an endpoint may receive is ``endpoints.choose_key``'s rule.
     """
     kind, values = summarizer_settings(spec)
     if kind == "extractive":
-        return ExtractiveSummarizer(**values)
+        return BoundedSummarizer(ExtractiveSummarizer(**values), counter)
+    from playground.endpoints import EndpointError, choose_key
     from playground.llm_summarizer import OpenAISummarizer
 
-    return OpenAISummarizer(**values, api_key=api_key, cache=cache)
+    try:
+        choice = choose_key(values["base_url"], api_key, hosted=hosted)
+    except EndpointError as error:
+        raise SummarizerError(f"summarizer: {error}") from None
+    deadline = replay_deadline()
+    inner = OpenAISummarizer(
+        **values, api_key=choice.key, key_notice=choice.notice, cache=cache, deadline=deadline
+    )
+    return BoundedSummarizer(inner, counter, deadline)

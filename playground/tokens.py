@@ -116,6 +116,10 @@ class TokenCounter:
             tokens += encode_len(call.name) + encode_len(call.arguments)
         return tokens
 
+    def text(self, text: str) -> int:
+        """Tokens of a plain text (not cached: for one-off texts such as a summary)."""
+        return self.encoder.encode_len(text)
+
     def total(self, messages: Sequence[Message]) -> int:
         """Tokens of these messages (no reply priming): a sum of cached counts."""
         count = self.count

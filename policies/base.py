@@ -7,6 +7,8 @@ context right before an inference. Both return ``None`` for "unchanged".
 
 from __future__ import annotations
 
+import math
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -28,6 +30,23 @@ class Summarizer(Protocol):
 
 class ParamError(ValueError):
     """A parameter value that its declaration refuses."""
+
+
+MAX_NUMBER = 10**15  # no parameter means anything beyond this; bigger is a mistake or an attack
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlevel = 120, 60, 2
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = 6
+_PLAIN_TYPES = (str, int, float, bool, type(None), list, tuple, dict)
+
+
+def shown(value: Any) -> str:
+    """A refused value as an error message may echo it: plain data only, a few hundred
+    characters at most, and any other object by its type alone (never its contents)."""
+    if type(value) not in _PLAIN_TYPES:
+        return f"a {type(value).__name__} object"
+    if type(value) is int and value.bit_length() > 200:
+        return f"a {len(str(value)) if value.bit_length() < 13_000 else 'very'} digit number"
+    return _SHOWN.repr(value)[:300]
 
 
 @dataclass(frozen=True)
@@ -55,13 +74,17 @@ class Param:
             raise ParamError(f"{self.name} must be set")
         if self.type is bool:
             if not isinstance(value, bool):
-                raise ParamError(f"{self.name} must be true or false, got {value!r}")
+                raise ParamError(f"{self.name} must be true or false, got {shown(value)}")
             return value
         if self.type in (int, float):
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ParamError(f"{self.name} must be a number, got {value!r}")
+                raise ParamError(f"{self.name} must be a number, got {shown(value)}")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ParamError(f"{self.name} must be a finite number, got {value}")
+            if abs(value) > MAX_NUMBER:
+                raise ParamError(f"{self.name} is out of range, got {shown(value)}")
             if self.type is int and value != int(value):
-                raise ParamError(f"{self.name} must be a whole number, got {value!r}")
+                raise ParamError(f"{self.name} must be a whole number, got {shown(value)}")
             value = self.type(value)
             if self.minimum is not None and value < self.minimum:
                 raise ParamError(f"{self.name} must be at least {_plain(self.minimum)}, got {value}")
@@ -70,13 +93,13 @@ class Param:
             return value
         if self.type is str:
             if not isinstance(value, str):
-                raise ParamError(f"{self.name} must be text, got {value!r}")
+                raise ParamError(f"{self.name} must be text, got {shown(value)}")
             return value
         if self.type is list:
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise ParamError(f"{self.name} must be a list of text, got {value!r}")
+                raise ParamError(f"{self.name} must be a list of text, got {shown(value)}")
             return tuple(value)
-        raise TypeError(f"unsupported parameter type {self.type!r}")  # a bug in a declaration
+        raise TypeError(f"unsupported parameter type {self.type.__name__}")  # a bug in a declaration
 
 
 def _plain(number: float) -> str:
@@ -137,10 +160,10 @@ class Policy:
 
     def __init__(self, **values: Any) -> None:
         declared = {p.name: p for p in self.params}
-        unknown = sorted(set(values) - set(declared))
+        unknown = [name for name in values if name not in declared]
         if unknown:
             known = ", ".join(declared) or "none"
-            raise ParamError(f"unknown parameter {unknown[0]!r} (known: {known})")
+            raise ParamError(f"unknown parameter {shown(unknown[0])} (known: {known})")
         self.given = {name: declared[name].validate(v) for name, v in values.items()}
         for param in self.params:
             setattr(self, param.name, self.given.get(param.name, param.default))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from policies.base import ParamError, Policy
+from policies.base import ParamError, Policy, shown
 from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.compaction import CompactionPolicy
 from policies.prompt_compression import PromptCompressionPolicy
@@ -41,7 +41,8 @@ class SpecError(ValueError):
 def register(cls: type[Policy]) -> type[Policy]:
     """Add a policy class under its class name; a different class of the same name is refused."""
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
-        raise SpecError(f"{cls!r} is not a Policy subclass")
+        what = f"class {shown(cls.__name__)}" if isinstance(cls, type) else shown(cls)
+        raise SpecError(f"{what} is not a Policy subclass")
     existing = POLICY_TYPES.get(cls.name())
     if existing is not None and existing is not cls:
         raise SpecError(f"a policy named {cls.name()} is already registered")
@@ -53,12 +54,21 @@ def load_policy_class(path: str) -> type[Policy]:
     """Import ``package.module:ClassName`` (or ``package.module.ClassName``) and register it."""
     module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
     if not module_name or not attr:
-        raise SpecError(f"custom policy {path!r}: expected 'module:ClassName'")
+        raise SpecError(f"custom policy {shown(path)}: expected 'module:ClassName'")
     try:
         cls = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as error:
-        raise SpecError(f"custom policy {path!r}: {error}") from None
-    return register(cls)
+    except Exception as error:  # a plugin's import-time code may raise anything
+        raise SpecError(f"custom policy {shown(path)}: {type(error).__name__}: {shown(str(error))}") from None
+    try:
+        return register(cls)
+    except SpecError as error:
+        raise SpecError(f"custom policy {shown(path)}: {error}") from None
+
+
+def load_plugins(paths: str) -> list[type[Policy]]:
+    """The policy classes of a comma-separated ``module:Class`` list (``--plugins`` or
+    ``$PLAYGROUND_PLUGINS``): named by whoever runs the program, never by an uploaded file."""
+    return [load_policy_class(path.strip()) for path in paths.split(",") if path.strip()]
 
 
 def _load_entry_points() -> None:
@@ -83,7 +93,10 @@ class PolicySpec:
         cls = POLICY_TYPES.get(self.name)
         if cls is None:
             known = ", ".join(sorted(POLICY_TYPES))
-            raise SpecError(f"unknown policy {self.name!r} (known: {known})")
+            raise SpecError(f"unknown policy {shown(self.name)} (known: {known})")
+        bad = next((k for k in self.params if not isinstance(k, str)), None)
+        if bad is not None:
+            raise SpecError(f"{self.name}: a parameter name must be text, got {shown(bad)}")
         try:
             return cls(**self.params)
         except ParamError as error:

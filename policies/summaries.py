@@ -16,7 +16,8 @@ def summarize_or_report(
     try:
         summary = event.summarizer.summarize(system_prompt, transcript)
     except Exception as error:  # any failure: the caller keeps the history as it was
-        event.report("summary_failed", (), f"{label}{type(error).__name__}: {error}; skipped")
+        reason = " ".join(str(error).split())[:300]  # one line, and never an endpoint's whole reply
+        event.report("summary_failed", (), f"{label}{type(error).__name__}: {reason}; skipped")
         return None
     if not summary or not summary.strip():
         event.report("summary_failed", (), f"{label}the summarizer returned nothing; skipped")

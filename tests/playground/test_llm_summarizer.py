@@ -71,7 +71,7 @@ def test_a_second_replay_makes_no_call(stub, cache):
     ("mode", "reason"),
     [
         ("error500", "InternalServerError"),
-        ("slow", "APITimeoutError"),
+        ("slow", "no complete reply from 127.0.0.1 within 1 s"),
         ("empty", "empty summary"),
         ("refusal", "refused"),
     ],

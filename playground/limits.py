@@ -1,0 +1,83 @@
+"""What one upload may cost: every bound in one place, each with a safe default.
+
+A hosted playground replays files from strangers, so each resource an input can make us
+spend has a ceiling, and hitting one gives a message that names the limit and its
+setting. Whoever starts the server (or runs the CLI) can move any of them with an
+environment variable, ``PLAYGROUND_<NAME>`` in capitals, e.g.
+``PLAYGROUND_MAX_MESSAGES=50000``. The README lists them; ``limits_table`` prints them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+
+ENV_PREFIX = "PLAYGROUND_"
+
+
+@dataclass(frozen=True)
+class Limits:
+    # transcripts
+    max_file_bytes: int = 50 * 2**20  # a recorded session is megabytes
+    max_messages: int = 20_000  # per session: memory and time grow with messages, not bytes
+    max_nesting: int = 200  # JSON nesting depth of a transcript; refused before any recursion
+    # configs and stacks
+    max_config_bytes: int = 2**20
+    max_config_nesting: int = 32
+    max_stack: int = 50  # entries in one stack; each may call the summarizer
+    # the summarizer, per replay
+    max_summarizer_calls: int = 200
+    max_summarizer_seconds: float = 600.0  # wall time of every call of one replay together
+    max_summary_bytes: int = 64 * 2**10
+    max_response_bytes: int = 4 * 2**20  # one endpoint reply, read no further
+    # the app
+    max_store_bytes: int = 2 * 2**30  # replays kept for reruns, every browser session together
+    max_replays_per_browser: int = 8  # replays one browser session may keep in that store
+
+    @classmethod
+    def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:
+        """Defaults, overridden by ``PLAYGROUND_<NAME>``; a bad value stops the start with its name."""
+        environ = os.environ if environ is None else environ
+        values = {}
+        for spec in fields(cls):
+            variable = ENV_PREFIX + spec.name.upper()
+            raw = environ.get(variable)
+            if raw is None:
+                continue
+            kind = float if spec.type == "float" else int
+            try:
+                value = kind(raw.replace("_", ""))
+            except ValueError:
+                raise SystemExit(f"{variable}={raw[:40]!r}: expected a number") from None
+            if not value > 0:
+                raise SystemExit(f"{variable}={raw[:40]!r}: must be above 0")
+            values[spec.name] = value
+        return cls(**values)
+
+    def setting(self, name: str) -> str:
+        """How a message names the setting that moves limit ``name``."""
+        return ENV_PREFIX + name.upper()
+
+
+LIMITS = Limits.from_environment()
+
+
+class LimitError(ValueError):
+    """An input over one of the limits; the message names the limit and its setting."""
+
+
+def over(name: str, what: str) -> LimitError:
+    """The error for limit ``name`` hit by ``what`` ("the session holds 30,000 messages")."""
+    limit = getattr(LIMITS, name)
+    shown = f"{limit:,}" if isinstance(limit, int) else f"{limit:g}"
+    return LimitError(f"{what}; the limit is {shown} ({LIMITS.setting(name)})")
+
+
+def check_stack_size(entries: int) -> None:
+    if entries > LIMITS.max_stack:
+        raise over("max_stack", f"the stack holds {entries:,} entries")
+
+
+def limits_table() -> list[tuple[str, str]]:
+    """Every limit's setting and current value, for the README and ``playground limits``."""
+    return [(LIMITS.setting(f.name), f"{getattr(LIMITS, f.name):,}") for f in fields(Limits)]
