@@ -16,6 +16,7 @@ from playground.ui import (
     state,
     summarizer_panel,
 )
+from playground.ui.text import escape_markdown
 from policies.registry import SpecError
 
 st.set_page_config(page_title="Context Policy Playground", page_icon="🧰", layout="wide")
@@ -55,7 +56,7 @@ with results:
     try:
         replayed = cache.replayed(session, specs, settings, summarizer_panel.api_key(), show_progress)
     except (SpecError, SummarizerError, ConfigError) as error:
-        st.error(f"This stack cannot run: {error}")
+        st.error(f"This stack cannot run: {escape_markdown(str(error))}")
         st.stop()
     progress.empty()
     figures.headline(replayed)

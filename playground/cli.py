@@ -195,6 +195,8 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None
     if not frame.empty:
         print(frame[TABLE_COLUMNS].to_string(index=False, na_rep="-"), file=out)
     print("totals:", file=out)
+    for note in result.summary_stats.notes:
+        print(f"note: {note}", file=sys.stderr)
     for key, value in {**totals(frame), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 

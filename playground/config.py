@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from playground.limits import LIMITS, LimitError, check_stack_size
+from playground.limits import LIMITS, LimitError, check_stack_size, over
 from playground.replay import Settings
 from playground.secrets import secret_in
 from playground.summarizers import SummarizerError, summarizer_settings
@@ -109,10 +109,7 @@ class _ConfigLoader(yaml.SafeLoader):
         try:
             if self._depth > LIMITS.max_config_nesting:
                 mark = self.peek_event().start_mark
-                raise LimitError(
-                    f"line {mark.line + 1}: nested deeper than {LIMITS.max_config_nesting} levels "
-                    f"({LIMITS.setting('max_config_nesting')})"
-                )
+                raise over("max_config_nesting", f"line {mark.line + 1}: nested deeper")
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -124,10 +121,7 @@ def parse_config(text: str, file: str = "config", *, allow_plugins: bool = True)
     ``allow_plugins=False`` (the app) refuses a ``plugins`` key: code to import is named
     by whoever starts the server, never by an uploaded file."""
     if len(text) > LIMITS.max_config_bytes:
-        raise ConfigError(
-            f"{file}: {len(text):,} characters; a config may hold {LIMITS.max_config_bytes:,} "
-            f"({LIMITS.setting('max_config_bytes')})"
-        )
+        raise ConfigError(f"{file}: {over('max_config_bytes', f'{len(text):,} characters')}")
     try:
         data = yaml.load(text, Loader=_ConfigLoader)  # JSON is YAML too
     except yaml.YAMLError as error:

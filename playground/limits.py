@@ -70,6 +70,12 @@ def over(name: str, what: str) -> LimitError:
     """The error for limit ``name`` hit by ``what`` ("the session holds 30,000 messages")."""
     limit = getattr(LIMITS, name)
     shown = f"{limit:,}" if isinstance(limit, int) else f"{limit:g}"
+    if name.endswith("_bytes"):
+        shown += (
+            f" bytes ({limit / 2**20:.3g} MiB)" if limit >= 2**20 else f" bytes ({limit / 2**10:.3g} KiB)"
+        )
+    elif name.endswith("_seconds"):
+        shown += " s"
     return LimitError(f"{what}; the limit is {shown} ({LIMITS.setting(name)})")
 
 

@@ -111,6 +111,8 @@ class OpenAISummarizer:
     def summarize(self, system_prompt: str, transcript: str) -> str:
         key = summary_key(self.model, self.base_url, system_prompt, transcript)
         cached = self.cache.get(key)
+        if self.cache.notice and self.cache.notice not in self.stats.notes:
+            self.stats.notes.append(self.cache.notice)
         if cached is not None:
             self.stats.cache_hits += 1
             return cached

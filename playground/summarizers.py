@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from playground.limits import LIMITS, over
@@ -41,6 +41,7 @@ class SummaryStats:
     failures: int = 0
     prompt_tokens: int = 0  # the summarizer's own token use, as its provider reports it
     completion_tokens: int = 0
+    notes: list[str] = field(default_factory=list)  # what the user should hear once (a repaired cache)
 
 
 class Summarizer(PolicySummarizer, Protocol):

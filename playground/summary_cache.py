@@ -11,7 +11,11 @@ import hashlib
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def default_cache_dir() -> Path:
@@ -28,11 +32,17 @@ def summary_key(model: str, base_url: str, system_prompt: str, transcript: str) 
 
 
 class SummaryCache:
-    """A small sqlite table of summaries; safe to share between replays and threads."""
+    """A small sqlite table of summaries; safe to share between replays and threads.
+
+    A file that is not a readable database (a crash, a disk error, someone else's file) is
+    moved aside as ``summaries.sqlite.corrupt-<time>`` and a new one started; ``notice``
+    then says so, naming both, so the app and the CLI can tell the user once.
+    """
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = Path(folder) if folder else default_cache_dir()
         self.path = self.folder / "summaries.sqlite"
+        self.notice: str | None = None
 
     def _connect(self) -> sqlite3.Connection:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -42,27 +52,42 @@ class SummaryCache:
         )
         return connection
 
+    def _run(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        """``query`` on a connection; a corrupt file is moved aside and the query run on a new one."""
+        try:
+            return self._query(query)
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError) and "locked" in str(error):
+                raise
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+            self.path.replace(aside)
+            self.notice = f"the summary cache {self.path} could not be read ({error}); moved it to {aside.name} and started a new one"
+            return self._query(query)
+
+    def _query(self, query: Callable[[sqlite3.Connection], T]) -> T:
+        connection = self._connect()
+        try:
+            with connection:
+                return query(connection)
+        finally:
+            connection.close()
+
     def get(self, key: str) -> str | None:
-        with self._connect() as connection:
-            row = connection.execute("SELECT summary FROM summaries WHERE key = ?", (key,)).fetchone()
+        row = self._run(lambda c: c.execute("SELECT summary FROM summaries WHERE key = ?", (key,)).fetchone())
         return row[0] if row else None
 
     def put(self, key: str, model: str, summary: str) -> None:
-        with self._connect() as connection:
-            connection.execute(
+        self._run(
+            lambda c: c.execute(
                 "INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, ?)", (key, model, summary, time.time())
             )
+        )
 
     def size(self) -> int:
         if not self.path.exists():
             return 0
-        with self._connect() as connection:
-            return connection.execute("SELECT COUNT(*) FROM summaries").fetchone()[0]
+        return self._run(lambda c: c.execute("SELECT COUNT(*) FROM summaries").fetchone()[0])
 
     def clear(self) -> int:
         """Delete every cached summary; returns how many there were."""
-        count = self.size()
-        if count:
-            with self._connect() as connection:
-                connection.execute("DELETE FROM summaries")
-        return count
+        return self._run(lambda c: c.execute("DELETE FROM summaries").rowcount)

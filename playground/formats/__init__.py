@@ -6,25 +6,26 @@ the format from the shape of the data and hand it to the reader of that format.
 
 from __future__ import annotations
 
+import codecs
 import json
+import math
 import os
+import re
 from typing import Any
 
-from playground.formats import anthropic, langchain, openai_chat, responses
-from playground.session import Session, TranscriptError
+import numpy as np
 
-MAX_BYTES = 50 * 1024 * 1024  # a recorded session is megabytes; anything bigger is a mistake
+from playground.formats import anthropic, langchain, openai_chat, responses
+from playground.formats.builder import too_many_messages
+from playground.limits import LIMITS, over
+from playground.session import Session, TranscriptError
 
 
 def read_path(path: str | os.PathLike) -> list[Session]:
     """Every session in the file at ``path`` (most files hold one)."""
     file = os.fspath(path)
     try:
-        size = os.path.getsize(file)
-        if size > MAX_BYTES:
-            raise TranscriptError(
-                file, "", f"{size / 2**20:.0f} MiB is over the {MAX_BYTES // 2**20} MiB limit"
-            )
+        _check_size(os.path.getsize(file), file)
         with open(file, "rb") as handle:
             data = handle.read()
     except OSError as error:
@@ -34,12 +35,11 @@ def read_path(path: str | os.PathLike) -> list[Session]:
 
 def read_bytes(data: bytes, file: str) -> list[Session]:
     """Every session in ``data``, read as the contents of a file named ``file``."""
-    if len(data) > MAX_BYTES:
-        raise TranscriptError(
-            file, "", f"{len(data) / 2**20:.0f} MiB is over the {MAX_BYTES // 2**20} MiB limit"
-        )
+    _check_size(len(data), file)
     if not data.strip():
         raise TranscriptError(file, "", "the file is empty")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_utf16(data):
+        raise TranscriptError(file, "", "UTF-16 text; save the transcript as UTF-8")
     if b"\x00" in data[:8192]:
         raise TranscriptError(file, "", "binary data, not a JSON or JSONL transcript")
     try:
@@ -49,10 +49,43 @@ def read_bytes(data: bytes, file: str) -> list[Session]:
     return sessions_from_data(parse_json(text, file), file)
 
 
+def _check_size(size: int, file: str) -> None:
+    if size > LIMITS.max_file_bytes:
+        raise TranscriptError(file, "", str(over("max_file_bytes", f"{size:,} bytes")))
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """UTF-16 without a byte-order mark: ASCII JSON with a zero byte after (or before) each character."""
+    head = data[:64]
+    return len(head) >= 4 and (head[1::2].count(0) > len(head) // 3 or head[0::2].count(0) > len(head) // 3)
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_OPEN = np.zeros(256, dtype=np.int8)
+_OPEN[[ord("["), ord("{")]] = 1
+_OPEN[[ord("]"), ord("}")]] = -1
+
+
+def nesting_depth(data: bytes) -> int:
+    """How deep the brackets of a JSON (or JSONL) text nest, strings left out; no recursion."""
+    brackets = _STRING.sub(b"", data).translate(None, delete=_NOT_BRACKETS)
+    if not brackets:
+        return 0
+    return int(np.cumsum(_OPEN[np.frombuffer(brackets, dtype=np.uint8)], dtype=np.int64).max())
+
+
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
 def parse_json(text: str, file: str) -> Any:
     """A JSON document, or the list of the objects of a JSONL file."""
+    depth = nesting_depth(text.encode("utf-8", "surrogatepass"))
+    if depth > LIMITS.max_nesting:
+        raise TranscriptError(file, "", str(over("max_nesting", f"brackets nested {depth:,} deep")))
     try:
-        return json.loads(text)
+        return _loads(text)
+    except _NotANumber as error:
+        raise TranscriptError(file, "", str(error)) from None
     except json.JSONDecodeError as error:
         if error.msg != "Extra data":
             raise TranscriptError(
@@ -63,12 +96,39 @@ def parse_json(text: str, file: str) -> Any:
         if not line.strip():
             continue
         try:
-            items.append(json.loads(line))
+            items.append(_loads(line))
+        except _NotANumber as error:
+            raise TranscriptError(file, f"line {number}", str(error)) from None
         except json.JSONDecodeError as error:
             raise TranscriptError(
                 file, f"line {number}", f"invalid JSON Lines record: {_reason(error)}"
             ) from None
     return items
+
+
+class _NotANumber(ValueError):
+    """A number JSON may hold but we refuse where it is read: NaN, Infinity, or too many digits."""
+
+
+def _constant(name: str) -> float:
+    raise _NotANumber(f"{name} is not a number this playground accepts")
+
+
+def _integer(digits: str) -> int:
+    if len(digits) > 30:
+        raise _NotANumber(f"an integer of {len(digits):,} digits is not a number this playground accepts")
+    return int(digits)
+
+
+def _real(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotANumber(f"{text[:40]} is out of range for a number")
+    return value
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_real)
 
 
 def _reason(error: json.JSONDecodeError) -> str:
@@ -124,7 +184,7 @@ def _name(data: dict, default: str) -> str:
     for key in NAME_KEYS:
         value = data.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-            return str(value)
+            return str(value)[:200]
     return default
 
 
@@ -146,6 +206,8 @@ def read_messages(
     items: list, file: str, name: str, system: Any = None, tools: Any = None, container: dict | None = None
 ) -> Session:
     """Read one message list in whichever dialect it is written."""
+    if len(items) > LIMITS.max_messages:  # before a message is built: the cost is in their number
+        raise TranscriptError(file, "", too_many_messages(len(items)))
     if langchain.looks_like(items):
         return langchain.read(items, file, name)
     if responses.looks_like(items):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.formats.builder import SessionBuilder, arguments_text, as_int, kind_of
+from playground.formats.builder import SessionBuilder, arguments_text, kind_of
 from playground.session import Session
 from policies.messages import ToolCall
 
@@ -54,12 +54,12 @@ def _block_text(block: Any, j: int, where: str, builder: SessionBuilder) -> str:
     return f"[{kind or 'unknown'} block]"
 
 
-def _prompt_tokens(message: dict) -> int | None:
+def _prompt_tokens(message: dict, builder: SessionBuilder) -> int | None:
     usage = message.get("usage")
     if not isinstance(usage, dict):
         return None
     parts = [
-        as_int(usage.get(k))
+        builder.token_count(usage.get(k), k)
         for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     ]
     if parts[0] is None:
@@ -74,7 +74,7 @@ def read(messages: list, file: str, name: str, system: Any = None, tools: Any = 
     if system:
         builder.add("system", _text_of_blocks(system, "system", builder))
     for i, message in enumerate(messages):
-        where = f"message {i}"
+        where = builder.where = f"message {i}"
         if not isinstance(message, dict):
             raise builder.error(where, f"expected a message object, got {kind_of(message)}")
         role = message.get("role")
@@ -86,7 +86,9 @@ def read(messages: list, file: str, name: str, system: Any = None, tools: Any = 
             raise builder.error(where, "has no role")
         if isinstance(content, str) or content is None:
             builder.add(
-                role, content or "", prompt_tokens=_prompt_tokens(message) if role == "assistant" else None
+                role,
+                content or "",
+                prompt_tokens=_prompt_tokens(message, builder) if role == "assistant" else None,
             )
             continue
         if not isinstance(content, list):
@@ -107,7 +109,9 @@ def _assistant(blocks: list, message: dict, where: str, builder: SessionBuilder)
             calls.append(ToolCall(block["id"], block["name"], arguments_text(block.get("input", {}))))
         else:
             texts.append(_block_text(block, j, where, builder))
-    builder.add("assistant", "\n".join(texts), tool_calls=tuple(calls), prompt_tokens=_prompt_tokens(message))
+    builder.add(
+        "assistant", "\n".join(texts), tool_calls=tuple(calls), prompt_tokens=_prompt_tokens(message, builder)
+    )
 
 
 def _user(role: str, blocks: list, where: str, builder: SessionBuilder) -> None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+from playground.limits import LIMITS, over
 from playground.session import ReadWarning, Session, TranscriptError
 from policies.messages import Message, ToolCall
 
@@ -36,6 +38,7 @@ class SessionBuilder:
         self.usage: dict[int, int] = {}
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
+        self.where = ""  # the item being read: readers set it, so a checked field can name its place
         self._call_names: dict[str, str] = {}
 
     def error(self, where: str, what: str) -> TranscriptError:
@@ -55,8 +58,12 @@ class SessionBuilder:
         prompt_tokens: int | None = None,
     ) -> None:
         index = len(self.messages)
-        for call in tool_calls:
-            self._call_names[call.id] = call.name
+        if name is not None and not isinstance(name, str):
+            raise self.error(self.where, f"name must be text, got {kind_of(name)}")
+        content = self._valid_text(content, "content")
+        name = None if name is None else self._valid_text(name, "name")
+        tool_call_ids = tuple(self._valid_text(i, "tool_call_id") for i in tool_call_ids)
+        tool_calls = self._note_calls(tool_calls)
         if role == "tool" and name is None and tool_call_ids:
             name = self._call_names.get(tool_call_ids[0])
         agent_result = role == "tool" and is_agent_tool(name)
@@ -81,14 +88,61 @@ class SessionBuilder:
     def join_last(self, content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> None:
         """Add text and calls to the last (assistant) message: one inference, several items."""
         last = self.messages[-1]
-        for call in tool_calls:
-            self._call_names[call.id] = call.name
+        content = self._valid_text(content, "content")
+        tool_calls = self._note_calls(tool_calls)
         text = "\n".join(t for t in (last.content, content) if t)
         self.messages[-1] = last.replace(content=text, tool_calls=last.tool_calls + tool_calls)
+
+    def _note_calls(self, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+        """The calls, their text checked; a call id used before gets a warning."""
+        checked = []
+        for call in calls:
+            call = ToolCall(
+                *(self._valid_text(t, "a tool call") for t in (call.id, call.name, call.arguments))
+            )
+            if call.id in self._call_names:
+                self.warn(
+                    self.where,
+                    f"tool call id {call.id[:80]!r} is used twice: its results may be matched to the wrong call",
+                )
+            self._call_names[call.id] = call.name
+            checked.append(call)
+        return tuple(checked)
+
+    def _valid_text(self, text: str, field: str) -> str:
+        """Text as read; a lone surrogate (a string cut mid-character) shown as U+FFFD, with a warning."""
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            self.warn(self.where, f"{field} holds invalid Unicode (a lone surrogate): shown as \ufffd")
+            return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return text
+
+    def token_count(self, value: Any, field: str) -> int | None:
+        """A recorded token count: absent is None; anything but a plausible whole number is refused."""
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(self.where, f"usage.{field} must be a number, got {kind_of(value)}")
+        if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+            raise self.error(self.where, f"usage.{field} must be a whole number of tokens, got {value}")
+        if not 0 <= value <= MAX_RECORDED_TOKENS:
+            shown = f"{value:.3g}" if abs(value) > 1e15 else f"{value:,}"
+            raise self.error(
+                self.where, f"usage.{field} must be from 0 to {MAX_RECORDED_TOKENS:,}, got {shown}"
+            )
+        return int(value)
+
+    def text_or_none(self, value: Any, field: str) -> str | None:
+        if value is None or isinstance(value, str):
+            return value
+        raise self.error(self.where, f"{field} must be text, got {kind_of(value)}")
 
     def build(self, name: str) -> Session:
         if not self.messages:
             raise self.error("", "the session holds no messages")
+        if len(self.messages) > LIMITS.max_messages:
+            raise self.error("", too_many_messages(len(self.messages)))
         return Session(
             name=name,
             format=self.format,
@@ -107,8 +161,8 @@ def kind_of(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "text", bool: "true/false"}.get(type(value), "a number")
 
 
-def as_int(value: Any) -> int | None:
-    """A recorded token count, or None when it is absent or not a whole number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value)
+MAX_RECORDED_TOKENS = 100_000_000  # no context window comes near; a bigger count is not one
+
+
+def too_many_messages(count: int) -> str:
+    return str(over("max_messages", f"{count:,} messages in one session"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.formats.builder import SessionBuilder, arguments_text, as_int, kind_of
+from playground.formats.builder import SessionBuilder, arguments_text, kind_of
 from playground.formats.openai_chat import content_text
 from playground.session import Session
 from policies.messages import ToolCall
@@ -39,7 +39,7 @@ def _role(kind: Any) -> str | None:
 def read(items: list, file: str, name: str) -> Session:
     builder = SessionBuilder(file, FORMAT)
     for i, item in enumerate(items):
-        where = f"message {i}"
+        where = builder.where = f"message {i}"
         if not isinstance(item, dict) or not isinstance(item.get("data"), dict):
             raise builder.error(where, f"expected {{type, data}}, got {kind_of(item)}")
         role = _role(item.get("type"))
@@ -52,10 +52,15 @@ def read(items: list, file: str, name: str) -> Session:
             call_id = data.get("tool_call_id")
             if not isinstance(call_id, str):
                 raise builder.error(where, "tool message has no tool_call_id")
-            builder.add("tool", text, tool_call_ids=(call_id,), name=data.get("name"))
+            builder.add(
+                "tool", text, tool_call_ids=(call_id,), name=builder.text_or_none(data.get("name"), "name")
+            )
         elif role == "assistant":
             builder.add(
-                "assistant", text, tool_calls=_calls(data, where, builder), prompt_tokens=_usage(data)
+                "assistant",
+                text,
+                tool_calls=_calls(data, where, builder),
+                prompt_tokens=_usage(data, builder),
             )
         else:
             builder.add(role, text)
@@ -78,10 +83,12 @@ def _calls(data: dict, where: str, builder: SessionBuilder) -> tuple[ToolCall, .
     return tuple(out)
 
 
-def _usage(data: dict) -> int | None:
+def _usage(data: dict, builder: SessionBuilder) -> int | None:
     usage: Any = data.get("usage_metadata")
-    if isinstance(usage, dict) and as_int(usage.get("input_tokens")) is not None:
-        return as_int(usage["input_tokens"])
+    if isinstance(usage, dict) and builder.token_count(usage.get("input_tokens"), "input_tokens") is not None:
+        return builder.token_count(usage["input_tokens"], "input_tokens")
     metadata = data.get("response_metadata")
     token_usage = metadata.get("token_usage") if isinstance(metadata, dict) else None
-    return as_int(token_usage.get("prompt_tokens")) if isinstance(token_usage, dict) else None
+    if not isinstance(token_usage, dict):
+        return None
+    return builder.token_count(token_usage.get("prompt_tokens"), "prompt_tokens")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.formats.builder import SessionBuilder, arguments_text, as_int, kind_of
+from playground.formats.builder import SessionBuilder, arguments_text, kind_of
 from playground.session import Session
 from policies.messages import ROLES, Message, ToolCall
 
@@ -69,7 +69,7 @@ def _tool_calls(raw: Any, where: str, builder: SessionBuilder) -> tuple[ToolCall
     return tuple(calls)
 
 
-def _prompt_tokens(message: dict) -> int | None:
+def _prompt_tokens(message: dict, builder: SessionBuilder) -> int | None:
     usage = message.get("usage")
     if not isinstance(usage, dict):
         extra = message.get("extra")
@@ -77,7 +77,8 @@ def _prompt_tokens(message: dict) -> int | None:
         usage = response.get("usage") if isinstance(response, dict) else None
     if not isinstance(usage, dict):
         return None
-    return as_int(usage.get("prompt_tokens", usage.get("input_tokens")))
+    field = "prompt_tokens" if "prompt_tokens" in usage else "input_tokens"
+    return builder.token_count(usage.get(field), field)
 
 
 def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
@@ -87,7 +88,7 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
         builder.tools = tuple(t for t in tools if isinstance(t, dict))
     legacy_call_id: str | None = None
     for i, message in enumerate(messages):
-        where = f"message {i}"
+        where = builder.where = f"message {i}"
         if not isinstance(message, dict):
             raise builder.error(where, f"expected a message object, got {kind_of(message)}")
         role = message.get("role")
@@ -116,7 +117,7 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
             tool_calls=calls,
             tool_call_ids=ids,
             name=author,
-            prompt_tokens=_prompt_tokens(message) if role == "assistant" else None,
+            prompt_tokens=_prompt_tokens(message, builder) if role == "assistant" else None,
         )
     return builder.build(name)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.formats.builder import SessionBuilder, arguments_text, as_int, kind_of
+from playground.formats.builder import SessionBuilder, arguments_text, kind_of
 from playground.formats.openai_chat import content_text
 from playground.session import Session
 from policies.messages import ROLES, ToolCall
@@ -27,13 +27,17 @@ def read(items: list, file: str, name: str, tools: Any = None) -> Session:
         builder.tools = tuple(t for t in tools if isinstance(t, dict))
     pending_reasoning: list[str] = []
     for i, item in enumerate(items):
-        where = f"item {i}"
+        where = builder.where = f"item {i}"
         if not isinstance(item, dict):
             raise builder.error(where, f"expected an item object, got {kind_of(item)}")
         kind = item.get("type", "message" if "role" in item else None)
         if kind == "reasoning":
             summary = item.get("summary") or []
+            if not isinstance(summary, list):
+                raise builder.error(where, f"reasoning summary must be a list, got {kind_of(summary)}")
             texts = [s.get("text", "") for s in summary if isinstance(s, dict)]
+            if not all(isinstance(t, str) for t in texts):
+                raise builder.error(where, "reasoning summary text must be text")
             pending_reasoning.append("[reasoning] " + " ".join(texts) if texts else "[reasoning]")
         elif kind == "function_call":
             call_id, call_name = item.get("call_id") or item.get("id"), item.get("name")
@@ -70,4 +74,9 @@ def _assistant(builder: SessionBuilder, text: str, calls: tuple[ToolCall, ...], 
         builder.join_last(text, calls)
         return
     usage = item.get("usage") if isinstance(item.get("usage"), dict) else {}
-    builder.add("assistant", text, tool_calls=calls, prompt_tokens=as_int(usage.get("input_tokens")))
+    builder.add(
+        "assistant",
+        text,
+        tool_calls=calls,
+        prompt_tokens=builder.token_count(usage.get("input_tokens"), "input_tokens"),
+    )

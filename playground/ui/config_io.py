@@ -8,6 +8,7 @@ from streamlit.delta_generator import DeltaGenerator
 from playground.config import Config, ConfigError, parse_config
 from playground.replay import Settings
 from playground.ui import stack_editor, summarizer_panel
+from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
 
@@ -35,14 +36,14 @@ def import_box(box: DeltaGenerator) -> None:
     seen = (upload.name, upload.size, upload.file_id)
     if st.session_state["config_upload_seen"] == seen:
         if st.session_state["config_error"]:
-            box.error(st.session_state["config_error"])
+            box.error(escape_markdown(st.session_state["config_error"]))
         return
     st.session_state["config_upload_seen"] = seen
     try:
         config = parse_config(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
     except ConfigError as error:
         st.session_state["config_error"] = str(error)
-        box.error(str(error))
+        box.error(escape_markdown(str(error)))
         return
     st.session_state["config_error"] = None
     stack_editor.replace_stack(config.stack)
@@ -51,7 +52,7 @@ def import_box(box: DeltaGenerator) -> None:
     st.session_state["pin_standing_rules"] = config.pin_standing_rules
     st.session_state["summarizer"] = dict(config.summarizer)
     summarizer_panel.load(config.summarizer)
-    box.success(f"Loaded {upload.name}: {len(config.stack)} policies.")
+    box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies.")
 
 
 def downloads(config: Config, turns_csv: str, session_name: str) -> None:

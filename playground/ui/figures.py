@@ -6,6 +6,7 @@ import streamlit as st
 
 from playground import charts
 from playground.ui.cache import Replayed
+from playground.ui.text import escape_markdown
 
 
 def _pct(part: float, whole: float) -> str:
@@ -107,6 +108,8 @@ def summarizer_line(replayed: Replayed) -> None:
             f"Compaction thrash: {thrash} event(s) where a compaction left the context over its trigger or "
             "fired on consecutive turns. Lower keep_recent or raise the trigger."
         )
+    for note in stats.notes:
+        st.info(escape_markdown(note))
     if stats.calls:
         st.caption(
             f"Summarizer ({replayed.result.settings.summarizer.get('kind')}): {stats.calls} summaries "

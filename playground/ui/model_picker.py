@@ -6,6 +6,7 @@ import streamlit as st
 
 from playground.replay import Settings
 from playground.ui import cache
+from playground.ui.text import escape_markdown
 
 MODELS = {
     "gpt-4o": 128_000,
@@ -48,7 +49,7 @@ def show(summarizer: dict) -> Settings:
         help="The system/developer messages that open the session are sent every turn and never handed to a policy. Turn off to see what a careless policy does to them.",
     )
     counter = cache.counter_for(st.session_state["model"])
-    st.caption(f"Encoding in use: **{counter.encoding_note}**")
+    st.caption(f"Encoding in use: **{escape_markdown(counter.encoding_note)}**")
     return Settings(
         model=st.session_state["model"],
         context_window=int(st.session_state["context_window"]),

@@ -9,6 +9,7 @@ import streamlit as st
 
 from playground.session import Session
 from playground.ui import cache
+from playground.ui.text import escape_markdown
 
 SAMPLES = Path(__file__).parents[2] / "sample_sessions"
 DEFAULT_SAMPLE = "leave_request_hr.json"
@@ -47,12 +48,12 @@ def show(key: str = "session") -> Session | None:
     for upload in uploads or []:
         loaded = cache.load(upload.getvalue(), upload.name)
         if loaded.error:
-            st.error(loaded.error)
+            st.error(escape_markdown(loaded.error))
         choices += _choices("upload", upload.name, loaded)
     for path in sample_files():
         loaded = cache.load_path(path)
         if loaded.error:  # a broken sample is a bug, but it must not take the page down
-            st.error(loaded.error)
+            st.error(escape_markdown(loaded.error))
         choices += _choices("sample", path.stem, loaded)
     if not choices:
         st.warning("No readable session: upload a transcript.")
@@ -74,11 +75,11 @@ def show(key: str = "session") -> Session | None:
 def _describe(session: Session) -> None:
     counter = cache.counter_for(st.session_state["model"])
     st.caption(
-        f"**{session.name}** · {session.format} · {len(session.messages):,} messages · "
+        f"**{escape_markdown(session.name)}** · {session.format} · {len(session.messages):,} messages · "
         f"{session.tool_calls:,} tool calls · {session.turns:,} turns · "
         f"{counter.total(session.messages):,} raw tokens · recorded usage: {'yes' if session.usage else 'no'}"
     )
     if session.warnings:
         with st.expander(f"{len(session.warnings)} reader warning(s)"):
             for warning in session.warnings:
-                st.write(f"- {warning}")
+                st.text(f"- {warning}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from playground.fates import (
@@ -18,6 +16,7 @@ from playground.fates import (
     request_fates,
 )
 from playground.ui.cache import Replayed
+from playground.ui.text import escape_markdown, html_text
 from policies.messages import CLIPPED
 
 FATE_COLOURS = {
@@ -43,7 +42,7 @@ def _legend() -> str:
 def _highlight(escaped: str, facts: tuple[str, ...]) -> str:
     """Mark the lost facts in already-escaped text."""
     for fact in facts:
-        token = html.escape(fact)
+        token = html_text(fact)
         escaped = escaped.replace(token, f'<mark title="lost at this turn">{token}</mark>')
     return escaped
 
@@ -52,26 +51,25 @@ def _card(placed: Placed, lost: tuple[str, ...] = (), show_source: bool = False)
     m = placed.message
     text = m.content
     calls = "".join(
-        f"<div><code>→ {html.escape(c.name)}({html.escape(c.arguments[:200])})</code></div>"
-        for c in m.tool_calls
+        f"<div><code>→ {html_text(c.name)}({html_text(c.arguments[:200])})</code></div>" for c in m.tool_calls
     )
     origin = ""
     if show_source and m.source and m.source != (placed.position,):
         first, last = m.source[0], m.source[-1]
         origin = f" · raw {first}" if first == last else f" · raw {first}–{last}"
-    header = f"<b>{placed.position}</b>{origin} · {m.role}{' · ' + html.escape(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
+    header = f"<b>{placed.position}</b>{origin} · {m.role}{' · ' + html_text(m.name) if m.name else ''} · {placed.tokens:,} tokens · <i>{placed.fate}</i>"
     marked = [f for f in lost if f in text]
     start = max(min(text.find(f) for f in marked) - 80, 0) if marked else 0  # show where lost facts were
     shown = text[start : start + PREVIEW]
     body = (
         ("…" if start else "")
-        + _highlight(html.escape(shown), lost)
+        + _highlight(html_text(shown), lost)
         + ("…" if start + PREVIEW < len(text) else "")
     )
     more = ""
     if len(text) > PREVIEW:
         cut = f"\n… ({len(text) - FULL_TEXT:,} more characters)" if len(text) > FULL_TEXT else ""
-        full = _highlight(html.escape(text[:FULL_TEXT]), lost) + html.escape(cut)
+        full = _highlight(html_text(text[:FULL_TEXT]), lost) + html_text(cut)
         more = f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{full}</pre></details>"
     faded = "opacity:0.55;" if placed.fate == DROPPED else ""
     return (
@@ -118,11 +116,11 @@ def show(replayed: Replayed) -> None:
     if lost:
         st.warning(
             f"The recorded reply at this turn uses {len(lost)} fact(s) the request no longer held: "
-            + ", ".join(lost)
+            + escape_markdown(", ".join(lost))
             + ". They are marked where they were in the raw history."
         )
     for violation in turn.violations:
-        st.error(f"Provider would reject this request: {violation}")
+        st.error(f"Provider would reject this request: {escape_markdown(violation)}")
     st.markdown(_legend(), unsafe_allow_html=True)
     left, right = st.columns(2)
     raw = raw_fates(result, turn)

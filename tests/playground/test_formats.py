@@ -3,8 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from playground.formats import MAX_BYTES, read_bytes, read_messages, read_path
+from playground.formats import read_bytes, read_messages, read_path
 from playground.formats.openai_chat import to_openai
+from playground.limits import LIMITS
 from playground.session import TranscriptError
 from policies.messages import ToolCall
 
@@ -320,9 +321,12 @@ def test_unknown_roles_are_warnings_with_their_index():
 def test_files_over_the_limit_are_refused_before_reading(tmp_path):
     big = tmp_path / "big.json"
     with open(big, "wb") as out:
-        out.seek(MAX_BYTES + 1)
+        out.seek(LIMITS.max_file_bytes + 1)
         out.write(b"]")
-    with pytest.raises(TranscriptError, match=r"big.json: 50 MiB is over the 50 MiB limit"):
+    with pytest.raises(
+        TranscriptError,
+        match=r"big.json: 52,428,802 bytes; the limit is 52,428,800 bytes \(50 MiB\) \(PLAYGROUND_MAX_FILE_BYTES\)",
+    ):
         read_path(big)
 
 

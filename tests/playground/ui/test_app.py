@@ -1,5 +1,6 @@
 """The app without a browser: streamlit.testing drives widgets by key."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,11 @@ def start() -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60).run()
     assert not at.exception
     return at
+
+
+def text(element) -> str:
+    """What a markdown element shows: the page escapes every punctuation mark of transcript text."""
+    return re.sub(r"\\(.)", r"\1", element.value)
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -96,7 +102,7 @@ def test_importing_a_bad_config_names_the_entry_and_keeps_the_stack():
     bad = b"stack:\n  - ToolEvictionPolicy\n  - SlidingWindowPolicy: {max_messages: 0}\n"
     at.file_uploader(key="config_upload").set_value(("bad.yaml", bad, "application/x-yaml")).run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [text(e) for e in at.error] == [
         "bad.yaml: stack entry 2: SlidingWindowPolicy: max_messages must be at least 2, got 0"
     ]
     assert stack_names(at) == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
@@ -108,7 +114,7 @@ def test_an_unreadable_upload_shows_the_reader_message_and_the_rest_works():
         ("broken.json", b'[{"role": "user", "content": "hi"}', "application/json")
     ).run()
     assert not at.exception
-    assert [e.value for e in at.error] == [
+    assert [text(e) for e in at.error] == [
         "broken.json: line 1 column 35: invalid JSON: expecting ',' delimiter (the file looks truncated)"
     ]
     assert at.selectbox(key="session_choice").value == "sample: leave_request_hr"
@@ -168,7 +174,7 @@ def test_what_a_window_loses_is_shown_at_the_turn_it_is_lost():
     at.file_uploader(key="config_upload").set_value(("window.yaml", config, "application/x-yaml")).run()
     assert int(metric(at, "Facts lost")) >= 1
     at.slider(key="turn").set_value(26).run()
-    warning = next(w.value for w in at.warning if "no longer held" in w.value)
+    warning = next(text(w) for w in at.warning if "no longer held" in w.value)
     assert "2027-02-26" in warning
     assert any("<mark" in m.value and "2027-02-26" in m.value for m in at.markdown)
 

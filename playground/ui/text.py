@@ -1,0 +1,25 @@
+"""Transcript text on the page as text: never markdown, never HTML, whatever it holds.
+
+Anything read from an upload (session names, message text, reader warnings, error
+messages that quote a file) goes through one of these before Streamlit renders it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+# CommonMark lets a backslash escape any ASCII punctuation; Streamlit adds :emoji:,
+# :color[...] directives and $math$, all covered by escaping every punctuation character.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+
+
+def escape_markdown(text: str) -> str:
+    """``text`` for st.markdown, st.caption, st.error and friends: shown exactly, no links or images."""
+    return _PUNCTUATION.sub(r"\\\1", str(text))
+
+
+def html_text(text: str) -> str:
+    """``text`` inside our own HTML (``unsafe_allow_html``): escaped, and with no blank line
+    that would end the HTML block and let markdown parse the rest."""
+    return html.escape(str(text)).replace("\n", "&#10;")
