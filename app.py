@@ -1,8 +1,11 @@
 """Streamlit entry point: page setup and wiring only; everything else is in playground/."""
 
+import os
+
 import streamlit as st
 
 from playground.config import ConfigError
+from playground.limits import LimitError
 from playground.summarizers import SummarizerError, SummaryStats
 from playground.ui import (
     cache,
@@ -17,9 +20,10 @@ from playground.ui import (
     summarizer_panel,
 )
 from playground.ui.text import escape_markdown
-from policies.registry import SpecError
+from policies.registry import SpecError, load_plugins
 
 st.set_page_config(page_title="Context Policy Playground", page_icon="🧰", layout="wide")
+load_plugins(os.environ.get("PLAYGROUND_PLUGINS", ""))  # named by whoever starts the server, never an upload
 state.init()
 
 st.title("Context Policy Playground")
@@ -55,7 +59,7 @@ with results:
 
     try:
         replayed = cache.replayed(session, specs, settings, summarizer_panel.api_key(), show_progress)
-    except (SpecError, SummarizerError, ConfigError) as error:
+    except (SpecError, SummarizerError, ConfigError, LimitError) as error:
         st.error(f"This stack cannot run: {escape_markdown(str(error))}")
         st.stop()
     progress.empty()

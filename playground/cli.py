@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -15,8 +17,10 @@ from typing import Any, TextIO
 import pandas as pd
 
 from playground.config import Config, ConfigError, load_config
+from playground.endpoints import EndpointError, choose_key
 from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
+from playground.limits import LimitError
 from playground.metrics import events_frame, totals, turns_frame
 from playground.presets import PRESETS
 from playground.replay import ReplayResult, replay
@@ -24,7 +28,7 @@ from playground.session import Session, TranscriptError
 from playground.summarizers import SummarizerError, SummaryStats
 from playground.tokens import TokenCounter
 from playground.validity import check_request
-from policies.registry import SpecError
+from policies.registry import SpecError, load_plugins
 
 DEFAULT_PRESET = "pyagentic recommended"
 TABLE_COLUMNS = [
@@ -83,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = commands.add_parser("replay", help="replay sessions through a policy stack")
     rep.add_argument("files", nargs="+", metavar="FILE")
+    rep.add_argument(
+        "--plugins", metavar="MODULE:CLASS,...", help="custom policy classes to import and register"
+    )
     rep.add_argument("--config", help="stack config (YAML or JSON); default: pyagentic's recommended stack")
     rep.add_argument("--model", help="model (sets the tokenizer); overrides the config's")
     rep.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
@@ -111,8 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "replay":
             return _replay(args)
         return _bench(args)
-    except (TranscriptError, ConfigError, SpecError, SummarizerError, UsageError) as error:
-        print(f"playground: {error}", file=sys.stderr)
+    except (TranscriptError, ConfigError, SpecError, SummarizerError, UsageError, LimitError) as error:
+        print(f"playground: {printable(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
@@ -128,7 +135,7 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             sessions = read_path(file)
         except TranscriptError as error:
-            print(f"playground: {error}", file=sys.stderr)
+            print(f"playground: {printable(str(error))}", file=sys.stderr)
             failed = True
             continue
         for number, session in enumerate(sessions):
@@ -140,22 +147,30 @@ def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> 
     label = f"{session.file}" + (f" [session {number}: {session.name}]" if of > 1 else "")
     problems = [str(w) for w in session.warnings]
     problems += [f"message {v.position}: {v.detail}" for v in check_request(session.messages)]
-    print(label)
+    print(printable(label))
     print(f"  format:          {session.format}")
     print(f"  messages:        {len(session.messages):,}")
     print(f"  tool calls:      {session.tool_calls:,}")
     print(f"  assistant turns: {session.turns:,}")
-    print(f"  raw tokens:      {counter.total(session.messages):,} ({counter.encoding_note})")
+    print(f"  raw tokens:      {counter.total(session.messages):,} ({printable(counter.encoding_note)})")
     print(f"  recorded usage:  {'yes, ' + str(len(session.usage)) + ' replies' if session.usage else 'no'}")
     print(f"  warnings:        {len(problems)}")
     for problem in problems:
-        print(f"    - {problem}")
+        print(f"    - {printable(problem)}")
 
 
 def _replay(args: argparse.Namespace) -> int:
+    plugins = ",".join(p for p in (os.environ.get("PLAYGROUND_PLUGINS"), args.plugins) if p)
+    load_plugins(plugins)
     config = load_config(args.config) if args.config else default_config()
     if args.model:
         config.model = args.model
+    if config.summarizer.get("kind") == "openai":  # the user should know where their key goes
+        try:
+            choice = choose_key(config.summarizer.get("base_url", ""), None, hosted=False)
+        except EndpointError as error:
+            raise ConfigError(f"summarizer: {error}") from None
+        print(f"playground: {printable(choice.notice)}", file=sys.stderr)
     for file in args.files:
         _replay_file(file, args, config)
     return 0
@@ -187,16 +202,18 @@ def _any_stdout(args: argparse.Namespace) -> bool:
 def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None:
     session = result.session
     print(
-        f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns",
+        printable(
+            f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns"
+        ),
         file=out,
     )
-    print(f"model {result.settings.model}, encoding {result.encoding}", file=out)
+    print(printable(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
     if not frame.empty:
         print(frame[TABLE_COLUMNS].to_string(index=False, na_rep="-"), file=out)
     print("totals:", file=out)
     for note in result.summary_stats.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
     for key, value in {**totals(frame), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 
@@ -255,14 +272,30 @@ def _plain(value: Any) -> Any:
 
 
 def _write(target: str, write: Any) -> None:
+    """Write a whole file or nothing: into ``TARGET.part``, renamed over ``target`` when complete."""
     if target == "-":
         write(sys.stdout)
         return
+    part = f"{target}.part"
     try:
-        with open(target, "w", encoding="utf-8", newline="") as out:
+        with open(part, "w", encoding="utf-8", newline="") as out:
             write(out)
+        os.replace(part, target)
     except OSError as error:
         raise UsageError(f"{target}: cannot write: {error.strerror or error}") from None
+    finally:
+        if os.path.exists(part):
+            os.remove(part)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Text for the terminal: no control characters or escape sequences (an upload's names may
+    hold any), and no lone surrogates, which a terminal cannot encode."""
+    text = _CONTROL.sub("?", text)
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, fields
 ENV_PREFIX = "PLAYGROUND_"
 
 
-@dataclass(frozen=True)
-class Limits:
+@dataclass
+class Limits:  # one instance, LIMITS, read at start; tests move a limit with monkeypatch
     # transcripts
     max_file_bytes: int = 50 * 2**20  # a recorded session is megabytes
     max_messages: int = 20_000  # per session: memory and time grow with messages, not bytes

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from playground.formats import read_bytes
+from playground.limits import LIMITS
 from playground.metrics import events_frame, totals, turns_frame
 from playground.replay import ReplayResult, Settings, replay
 from playground.session import Session, TranscriptError
@@ -31,7 +33,7 @@ class Loaded:
     error: str | None = None
 
 
-@st.cache_resource(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _load(digest: str, name: str, _data: bytes) -> Loaded:
     try:
         return Loaded(tuple(read_bytes(_data, name)))
@@ -70,27 +72,65 @@ class Replayed:
     totals: dict
 
 
-class ReplayStore:
-    """The most recent replays, shared by every rerun; a plain LRU so a slow replay can
-    report progress to the page (streamlit's cached functions cannot draw)."""
+def replay_bytes(replayed: Replayed) -> int:
+    """What keeping a replay costs, roughly: its per-turn references and its tables (the
+    messages themselves belong to the session, which is cached apart)."""
+    result = replayed.result
+    references = sum(len(t.pinned) + len(t.context) + len(t.tokens_by_bucket) for t in result.turns)
+    frames = replayed.turns.memory_usage(deep=True).sum() + replayed.events.memory_usage(deep=True).sum()
+    return 8 * references + 400 * len(result.turns) + 200 * len(result.events) + int(frames)
 
-    def __init__(self, size: int = 128) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple, Replayed] = OrderedDict()
+
+class ReplayStore:
+    """The most recent replays, shared by every rerun; an LRU so a slow replay can report
+    progress to the page (streamlit's cached functions cannot draw).
+
+    Bounded in bytes for the whole server (``max_store_bytes``) and in entries per browser
+    session (``max_replays_per_browser``): one visitor's sweep cannot push out everyone
+    else's replays, nor grow the server without end."""
+
+    def __init__(self, max_bytes: int | None = None, per_owner: int | None = None) -> None:
+        self.max_bytes = max_bytes or LIMITS.max_store_bytes
+        self.per_owner = per_owner or LIMITS.max_replays_per_browser
+        self._items: OrderedDict[tuple, tuple[Replayed, int]] = OrderedDict()
+        self._owned: dict[str, list[tuple]] = {}
+        self.bytes = 0
         self._lock = threading.Lock()
 
     def get(self, key: tuple) -> Replayed | None:
         with self._lock:
             hit = self._items.get(key)
-            if hit is not None:
-                self._items.move_to_end(key)
-            return hit
+            if hit is None:
+                return None
+            self._items.move_to_end(key)
+            return hit[0]
 
-    def put(self, key: tuple, value: Replayed) -> None:
+    def put(self, key: tuple, value: Replayed, owner: str = "") -> None:
+        size = replay_bytes(value)
         with self._lock:
-            self._items[key] = value
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            if key in self._items:
+                return
+            if size > self.max_bytes:  # served once, never kept
+                return
+            owned = self._owned.setdefault(owner, [])
+            while len(owned) >= self.per_owner:
+                self._drop(owned.pop(0))
+            self._items[key] = (value, size)
+            owned.append(key)
+            self.bytes += size
+            while self.bytes > self.max_bytes:
+                self._drop(next(iter(self._items)))
+
+    def _drop(self, key: tuple) -> None:
+        entry = self._items.pop(key, None)
+        if entry is not None:
+            self.bytes -= entry[1]
+        for owned in self._owned.values():
+            if key in owned:
+                owned.remove(key)
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 @st.cache_resource(show_spinner=False)
@@ -115,9 +155,20 @@ def replayed(
     if hit is not None:
         return hit
     result = replay(
-        session, specs, settings, counter=counter_for(settings.model), api_key=api_key, progress=progress
+        session,
+        specs,
+        settings,
+        counter=counter_for(settings.model),
+        api_key=api_key,
+        hosted=True,  # the server's key goes only to the server's own endpoint
+        progress=progress,
     )
     frame = turns_frame(result)
     done = Replayed(result, frame, events_frame(result), totals(frame))
-    store.put(key, done)
+    store.put(key, done, _browser_session())
     return done
+
+
+def _browser_session() -> str:
+    context = get_script_run_ctx()
+    return context.session_id if context is not None else ""

@@ -40,7 +40,9 @@ def import_box(box: DeltaGenerator) -> None:
         return
     st.session_state["config_upload_seen"] = seen
     try:
-        config = parse_config(upload.getvalue().decode("utf-8", errors="replace"), upload.name)
+        config = parse_config(
+            upload.getvalue().decode("utf-8", errors="replace"), upload.name, allow_plugins=False
+        )
     except ConfigError as error:
         st.session_state["config_error"] = str(error)
         box.error(escape_markdown(str(error)))

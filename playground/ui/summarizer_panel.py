@@ -6,11 +6,16 @@ from typing import Any
 
 import streamlit as st
 
+from playground.endpoints import EndpointError, choose_key
 from playground.summarizers import SUMMARIZER_PARAMS
 from playground.summary_cache import SummaryCache
 from playground.ui.stack_editor import param_widget
+from playground.ui.text import escape_markdown
 
-KEY_HELP = "Kept in this browser session only; never written to a config, an export or a log. Empty: OPENAI_API_KEY is used."
+KEY_HELP = (
+    "Kept in this browser session only; never written to a config, an export or a log. Empty: the "
+    "server's own key, and only for the server's own endpoint."
+)
 
 
 def _widget_key(kind: str, name: str) -> str:
@@ -50,6 +55,14 @@ def show() -> dict[str, Any]:
             spec[param.name] = value
     if kind == "openai":
         st.text_input("API key", type="password", key="summarizer_api_key", help=KEY_HELP)
+        try:
+            choice = choose_key(spec.get("base_url", ""), api_key(), hosted=True)
+        except EndpointError as error:
+            st.error(escape_markdown(str(error)))
+        else:
+            (st.info if choice.key else st.warning)(
+                escape_markdown(choice.notice[0].upper() + choice.notice[1:] + ".")
+            )
     st.session_state["summarizer"] = spec
     return spec
 
@@ -60,6 +73,8 @@ def cache_figures() -> None:
         return
     cache = SummaryCache()
     st.caption(f"Summary cache: {cache.size():,} summaries in `{cache.folder}`")
+    if cache.notice:
+        st.info(escape_markdown(cache.notice))
     st.button("Clear cache", on_click=_clear_cache, key="summarizer_clear_cache")
     cleared = st.session_state.pop("summarizer_cleared", None)
     if cleared is not None:

@@ -12,7 +12,11 @@ class ChatStub:
     """Serves POST /v1/chat/completions on 127.0.0.1; ``mode`` picks the reply."""
 
     def __init__(self) -> None:
-        self.mode = "ok"  # ok | error500 | slow | empty | refusal
+        # ok | error500 | slow | empty | refusal, and hostile ones:
+        # drip (a byte every 0.2 s, forever) | endless (a body that never ends) | huge (a 1 MB summary)
+        # | echo (the summary repeats the Authorization header) | bad_usage (usage figures no count can be)
+        self.mode = "ok"
+        self.summary_text = ""  # when set, every summary is this text
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         stub = self
@@ -31,7 +35,17 @@ class ChatStub:
                     )
                 if stub.mode == "slow":
                     time.sleep(3)
+                if stub.mode in ("drip", "endless"):
+                    return self._stream_forever(stub.mode)
                 content, refusal = f"LLM summary #{len(stub.requests)}: the agent fixed INV-2041.", None
+                content = stub.summary_text or content
+                usage = {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
+                if stub.mode == "huge":
+                    content = "summary " * 130_000  # 1 MB: under the reply limit, over the summary limit
+                if stub.mode == "echo":
+                    content = f"The key is {self.headers.get('Authorization', '').removeprefix('Bearer ')}."
+                if stub.mode == "bad_usage":
+                    usage = {"prompt_tokens": -5, "completion_tokens": 1e300}
                 if stub.mode == "empty":
                     content = ""
                 if stub.mode == "refusal":
@@ -50,9 +64,25 @@ class ChatStub:
                                 "message": {"role": "assistant", "content": content, "refusal": refusal},
                             }
                         ],
-                        "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+                        "usage": usage,
                     },
                 )
+
+            def _stream_forever(self, mode: str) -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(b'{"id": "')
+                    while not stub.stopped.is_set():
+                        if mode == "drip":
+                            self.wfile.write(b"x")
+                            self.wfile.flush()
+                            time.sleep(0.2)
+                        else:
+                            self.wfile.write(b"x" * 65536)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
+                    pass
 
             def _send(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode()
@@ -65,6 +95,7 @@ class ChatStub:
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out first
                     pass
 
+        self.stopped = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -74,5 +105,6 @@ class ChatStub:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.stopped.set()
         self.server.shutdown()
         self.server.server_close()
