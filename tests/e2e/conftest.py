@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2]
+SERVER_KEY = "sk-e2e-server-environment-key-0123456789"  # the served app's OPENAI_API_KEY
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -72,6 +73,11 @@ def app_url(tmp_path_factory) -> str:
                 "none",
             ],
             cwd=ROOT,
+            env={
+                **os.environ,
+                "OPENAI_API_KEY": SERVER_KEY,
+                "PLAYGROUND_CACHE_DIR": str(tmp_path_factory.mktemp("summary-cache")),
+            },
             stdout=out,
             stderr=subprocess.STDOUT,
         )

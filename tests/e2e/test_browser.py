@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +14,9 @@ from playground.config import load_config, parse_config
 from playground.formats import read_path
 from playground.metrics import totals, turns_frame
 from playground.replay import replay
+from playground.ui.text import WORD_JOINER
+from tests.e2e.conftest import SERVER_KEY
+from tests.playground.openai_stub import ChatStub
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).parents[2]
@@ -154,3 +159,49 @@ def test_download_the_config_and_replay_it_with_the_cli(page, tmp_path):
     page_figures = pd.read_csv(page_csv)
     assert len(page_figures) == 26
     pd.testing.assert_frame_equal(page_figures, pd.read_csv(cli_csv))
+
+
+def test_a_hostile_config_shows_no_environment_and_sends_no_key(page, tmp_path):
+    plugins = tmp_path / "plugins.yaml"
+    plugins.write_text('version: 1\nplugins: ["os:environ"]\nstack: [SlidingWindowPolicy]\n')
+    upload(page, "Import a stack config", plugins)
+    sidebar = page.get_by_test_id("stSidebar")
+    assert "plugins cannot be loaded from an uploaded config" in sidebar.inner_text()
+    with ChatStub() as stub:
+        foreign = tmp_path / "foreign.yaml"
+        foreign.write_text(
+            "version: 1\nstack: [CompactionPolicy: {max_input_tokens: 1000, keep_recent: 4}]\n"
+            f"summarizer: {{kind: openai, model: m, base_url: '{stub.base_url}'}}\n"
+        )
+        upload(page, "Import a stack config", foreign)
+        page.get_by_text("which this server does not trust with its own key").first.wait_for()
+        idle(page)
+        html = page.content()
+        requests = list(stub.headers)
+    assert SERVER_KEY not in html and "_Environ" not in html and "environ(" not in html
+    assert all(SERVER_KEY not in str(h) for h in requests)  # none carries it (none is sent at all)
+    assert requests == []
+    assert "127.0.0.1" in sidebar.inner_text()  # the notice names the host
+
+
+def test_transcript_text_is_shown_as_text_not_markdown(page, tmp_path):
+    hostile = tmp_path / "hostile.json"
+    name = (
+        "![pixel](http://127.0.0.1:9/pixel.png) [click](http://127.0.0.1:9/x) :red[alarm]"
+        " www.example.com ops@example.com"
+    )
+    messages = [
+        {"role": "user", "content": "hello\n\n![pixel](http://127.0.0.1:9/body.png)"},
+        {"role": "assistant", "content": "<img src='http://127.0.0.1:9/html.png'> done"},
+    ]
+    hostile.write_text(json.dumps({"name": name, "messages": messages}))
+    upload(page, "Upload transcripts", hostile)
+    page.get_by_text("Side by side").first.click()
+    idle(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    shown = sidebar.inner_text().replace(WORD_JOINER, "")  # the joiner that keeps URLs unlinked
+    assert name in shown
+    main = page.get_by_test_id("stMain").inner_text().replace(WORD_JOINER, "")
+    assert "![pixel](http://127.0.0.1:9/body.png)" in main  # the message, in its card
+    assert page.locator("img[src*='127.0.0.1:9']").count() == 0
+    assert page.locator("a").filter(has_text=re.compile("127.0.0.1|www|@")).count() == 0

@@ -1,11 +1,21 @@
-"""Random mutations of valid transcripts never produce a traceback: a session or a clear error."""
+"""Random mutations of valid transcripts never produce a traceback: a session or a clear error.
 
+Beyond structural mutations: hostile leaves (NaN, infinities, huge integers, lone
+surrogates, deep nesting), keys inserted where a reader looks for them, and hostile
+configs. A refusal is one line naming the file; a session read replays and its requests
+write out as UTF-8 JSON Lines.
+"""
+
+import io
 import json
 from pathlib import Path
 
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from playground.cli import write_contexts
+from playground.config import Config, ConfigError, parse_config
 from playground.formats import read_bytes
 from playground.replay import replay
 from playground.session import TranscriptError
@@ -100,13 +110,16 @@ def must_read_or_refuse(data: bytes) -> None:
         assert "\n" not in str(error)
         return
     for session in sessions:
-        replay(
+        result = replay(
             session,
             [
                 PolicySpec("ToolEvictionPolicy", {"keep_last_n": 0}),
                 PolicySpec("SlidingWindowPolicy", {"max_messages": 2}),
             ],
         )
+        out = io.StringIO()
+        write_contexts(result, out)
+        out.getvalue().encode("utf-8")  # what --contexts writes: never a lone surrogate
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -135,3 +148,102 @@ def test_truncated_samples_never_crash(name, cut):
 @given(st.binary(max_size=200))
 def test_random_bytes_never_crash(blob):
     must_read_or_refuse(blob)
+
+
+def _nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+HOSTILE_LEAVES = (
+    st.floats()  # NaN and both infinities included
+    | st.sampled_from([10**30, -(10**30), 1e308, -1, 2**63, 0.5])
+    | st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=2)
+    | st.integers(min_value=1, max_value=600).map(_nested)  # past our limit, within json.dumps's
+)
+FIELDS = [
+    "name", "role", "content", "tool_calls", "usage", "prompt_tokens", "input_tokens", "type", "id",
+    "text", "summary", "data", "function", "arguments", "tool_call_id", "call_id", "system", "tools",
+    "usage_metadata", "response_metadata", "token_usage", "cache_read_input_tokens", "messages",
+]  # fmt: skip
+
+
+def depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(depth, value), default=0)
+    return 0
+
+
+def dict_paths(value, prefix=()):
+    """Every path to a dict inside nested lists and dicts (where a key can be inserted)."""
+    if isinstance(value, dict):
+        yield prefix
+        for key, item in value.items():
+            yield from dict_paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from dict_paths(item, (*prefix, index))
+
+
+def dumps(document) -> bytes:
+    """JSON as a hostile writer may produce it: NaN and Infinity spelt out, surrogates escaped."""
+    return json.dumps(document, allow_nan=True).encode()
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(SMALL)), st.data(), HOSTILE_LEAVES)
+def test_hostile_leaves_anywhere_never_crash(kind, data, leaf):
+    document = SMALL[kind]
+    path = data.draw(st.sampled_from(list(paths(document))))
+    must_read_or_refuse(dumps(mutate(document, path, "replace", leaf)))
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(SMALL)), st.data(), st.sampled_from(FIELDS), ANY_JSON | HOSTILE_LEAVES)
+def test_keys_inserted_where_readers_look_never_crash(kind, data, field, value):
+    document = json.loads(json.dumps(SMALL[kind]))
+    path = data.draw(st.sampled_from(list(dict_paths(document))))
+    target = document
+    for step in path:
+        target = target[step]
+    target[field] = value
+    must_read_or_refuse(dumps(document))
+
+
+CONFIG = {
+    "version": 1,
+    "model": "gpt-4o",
+    "context_window": 128000,
+    "stack": [{"ToolOutputClipPolicy": {"max_chars": 8000}}, "SlidingWindowPolicy"],
+    "summarizer": {"kind": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1", "timeout": 5},
+}
+
+
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.sampled_from(["replace", "remove", "insert"]), ANY_JSON | HOSTILE_LEAVES)
+def test_hostile_configs_are_read_or_refused_in_one_line(data, action, value):
+    document = json.loads(json.dumps(CONFIG))
+    if action == "insert":
+        path = data.draw(st.sampled_from(list(dict_paths(document))))
+        target = document
+        for step in path:
+            target = target[step]
+        target[data.draw(st.sampled_from([*FIELDS, "plugins", "enabled", "max_chars", "kind"]))] = value
+    else:
+        path = data.draw(st.sampled_from(list(paths(document))))
+        document = mutate(document, path, action, value)
+    texts = [dumps(document).decode()]
+    if depth(document) < 100:  # yaml.safe_dump itself recurses
+        texts.append(yaml.safe_dump(document))
+    for text in texts:
+        try:
+            config = parse_config(text, "fuzz.yaml", allow_plugins=False)
+        except ConfigError as error:
+            assert str(error).startswith("fuzz.yaml: ") and "\n" not in str(error) and len(str(error)) < 700
+            continue
+        assert isinstance(config, Config)
+        parse_config(config.to_yaml(), "again.yaml")  # what it accepts, it writes back readable

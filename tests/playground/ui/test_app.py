@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from playground.presets import available_presets
+from playground.ui.text import WORD_JOINER
 
 APP = str(Path(__file__).parents[3] / "app.py")
 
@@ -19,7 +20,7 @@ def start() -> AppTest:
 
 def text(element) -> str:
     """What a markdown element shows: the page escapes every punctuation mark of transcript text."""
-    return re.sub(r"\\(.)", r"\1", element.value)
+    return re.sub(r"\\(.)", r"\1", element.value).replace(WORD_JOINER, "")
 
 
 def metric(at: AppTest, label: str) -> str:
