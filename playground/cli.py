@@ -20,7 +20,7 @@ from playground.config import Config, ConfigError, load_config
 from playground.endpoints import EndpointError, choose_key
 from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
-from playground.limits import LimitError
+from playground.limits import LimitError, limits_table
 from playground.metrics import events_frame, totals, turns_frame
 from playground.presets import PRESETS
 from playground.replay import ReplayResult, replay
@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="also time the app's rerun after a slider move on an N-message session",
     )
+    commands.add_parser("limits", help="print every limit on what one input may cost, and its setting")
     return parser
 
 
@@ -117,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _validate(args)
         if args.command == "replay":
             return _replay(args)
+        if args.command == "limits":
+            return _limits()
         return _bench(args)
     except (TranscriptError, ConfigError, SpecError, SummarizerError, UsageError, LimitError) as error:
         print(f"playground: {printable(str(error))}", file=sys.stderr)
@@ -126,6 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("playground: interrupted", file=sys.stderr)
         return 130
+
+
+def _limits() -> int:
+    rows = limits_table()
+    width = max(len(setting) for setting, _, _ in rows)
+    digits = max(len(value) for _, value, _ in rows)
+    for setting, value, about in rows:
+        print(f"{setting:<{width}}  {value:>{digits}}  {about}")
+    return 0
 
 
 def _validate(args: argparse.Namespace) -> int:

@@ -10,29 +10,33 @@ environment variable, ``PLAYGROUND_<NAME>`` in capitals, e.g.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 ENV_PREFIX = "PLAYGROUND_"
+
+
+def _limit(default: float, about: str):
+    return field(default=default, metadata={"about": about})
 
 
 @dataclass
 class Limits:  # one instance, LIMITS, read at start; tests move a limit with monkeypatch
     # transcripts
-    max_file_bytes: int = 50 * 2**20  # a recorded session is megabytes
-    max_messages: int = 20_000  # per session: memory and time grow with messages, not bytes
-    max_nesting: int = 200  # JSON nesting depth of a transcript; refused before any recursion
+    max_file_bytes: int = _limit(50 * 2**20, "one uploaded or read file")
+    max_messages: int = _limit(20_000, "messages per session (memory and time grow with messages)")
+    max_nesting: int = _limit(200, "JSON nesting depth of a transcript, refused before parsing")
     # configs and stacks
-    max_config_bytes: int = 2**20
-    max_config_nesting: int = 32
-    max_stack: int = 50  # entries in one stack; each may call the summarizer
+    max_config_bytes: int = _limit(2**20, "one config file")
+    max_config_nesting: int = _limit(32, "nesting depth of a config file")
+    max_stack: int = _limit(50, "entries in one stack (each may call the summarizer)")
     # the summarizer, per replay
-    max_summarizer_calls: int = 200
-    max_summarizer_seconds: float = 600.0  # wall time of every call of one replay together
-    max_summary_bytes: int = 64 * 2**10
-    max_response_bytes: int = 4 * 2**20  # one endpoint reply, read no further
+    max_summarizer_calls: int = _limit(200, "summarizer calls in one replay")
+    max_summarizer_seconds: float = _limit(600.0, "every summarizer call of one replay together")
+    max_summary_bytes: int = _limit(64 * 2**10, "one summary")
+    max_response_bytes: int = _limit(4 * 2**20, "one endpoint reply, read no further")
     # the app
-    max_store_bytes: int = 2 * 2**30  # replays kept for reruns, every browser session together
-    max_replays_per_browser: int = 8  # replays one browser session may keep in that store
+    max_store_bytes: int = _limit(2 * 2**30, "replays the app keeps, all browsers together")
+    max_replays_per_browser: int = _limit(8, "replays one browser session may keep in that store")
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:
@@ -68,15 +72,21 @@ class LimitError(ValueError):
 
 def over(name: str, what: str) -> LimitError:
     """The error for limit ``name`` hit by ``what`` ("the session holds 30,000 messages")."""
+    return LimitError(f"{what}; the limit is {_value(name)} ({LIMITS.setting(name)})")
+
+
+def _value(name: str) -> str:
+    """Limit ``name`` as a reader wants it: ``52,428,800 bytes (50 MiB)``, ``600 s``."""
     limit = getattr(LIMITS, name)
     shown = f"{limit:,}" if isinstance(limit, int) else f"{limit:g}"
     if name.endswith("_bytes"):
-        shown += (
-            f" bytes ({limit / 2**20:.3g} MiB)" if limit >= 2**20 else f" bytes ({limit / 2**10:.3g} KiB)"
+        scale, unit = next(
+            (2**p, u) for p, u in ((30, "GiB"), (20, "MiB"), (10, "KiB"), (0, "B")) if limit >= 2**p
         )
+        shown += f" bytes ({limit / scale:.3g} {unit})"
     elif name.endswith("_seconds"):
         shown += " s"
-    return LimitError(f"{what}; the limit is {shown} ({LIMITS.setting(name)})")
+    return shown
 
 
 def check_stack_size(entries: int) -> None:
@@ -84,6 +94,6 @@ def check_stack_size(entries: int) -> None:
         raise over("max_stack", f"the stack holds {entries:,} entries")
 
 
-def limits_table() -> list[tuple[str, str]]:
-    """Every limit's setting and current value, for the README and ``playground limits``."""
-    return [(LIMITS.setting(f.name), f"{getattr(LIMITS, f.name):,}") for f in fields(Limits)]
+def limits_table() -> list[tuple[str, str, str]]:
+    """Every limit's setting, current value and meaning, for ``playground limits``."""
+    return [(LIMITS.setting(f.name), _value(f.name), f.metadata["about"]) for f in fields(Limits)]

@@ -4,8 +4,10 @@ Each test is one finding: what an upload (or an endpoint it names) tried, and wh
 sees instead. The numbers are the issue's.
 """
 
+import dataclasses
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -478,3 +480,22 @@ def test_duplicate_tool_call_ids_are_warned_about():
     ).encode()
     (session,) = read_bytes(data, "dup.json")
     assert any("tool call id 'c1' is used twice" in str(w) for w in session.warnings)
+
+
+def test_the_operator_moves_a_limit_with_its_setting_and_the_cli_lists_them(capsys):
+    moved = limits.Limits.from_environment({"PLAYGROUND_MAX_MESSAGES": "50_000"})
+    assert moved.max_messages == 50_000 and moved.max_stack == limits.Limits().max_stack
+    for bad in ("lots", "0", "-5"):
+        with pytest.raises(SystemExit, match="PLAYGROUND_MAX_STACK"):
+            limits.Limits.from_environment({"PLAYGROUND_MAX_STACK": bad})
+    assert main(["limits"]) == 0
+    listed = capsys.readouterr().out
+    assert "PLAYGROUND_MAX_MESSAGES" in listed and "20,000" in listed
+    assert "PLAYGROUND_MAX_STORE_BYTES" in listed and "(2 GiB)" in listed
+    assert len(listed.splitlines()) == len(dataclasses.fields(limits.Limits))
+
+
+def test_the_readme_lists_every_limit_with_its_default():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    rows = [f"| `{setting}` | {value} | {about} |" for setting, value, about in limits.limits_table()]
+    assert all(row in readme for row in rows), "README's limits table is out of date: playground limits"
