@@ -11,6 +11,7 @@ from collections import defaultdict
 import pandas as pd
 
 from playground import quality as quality_measures
+from playground.cost import Pricing, cost_report
 from playground.replay import ReplayResult
 from playground.running import BUCKETS
 
@@ -39,8 +40,9 @@ def removed_column(position: int, policy: str) -> str:
     return f"removed_by_{position}_{policy}"
 
 
-def turns_frame(result: ReplayResult) -> pd.DataFrame:
-    """One row per inference: what the raw history holds and what the stack sends."""
+def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.DataFrame:
+    """One row per inference: what the raw history holds and what the stack sends, and what
+    each costs under ``pricing`` (the model's own price and cache rule by default)."""
     per_turn: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     removed_columns = {
         removed_column(pos, spec.name): 0 for pos, spec in enumerate(result.specs, start=1) if spec.enabled
@@ -61,7 +63,10 @@ def turns_frame(result: ReplayResult) -> pd.DataFrame:
 
     rows = []
     quality = {q.turn: q for q in quality_measures.per_turn(result)}
-    for turn in result.turns:
+    report = cost_report(result, pricing)
+    breaks = {b.turn: b for b in report.breaks}
+    for n, turn in enumerate(result.turns):
+        cached, raw_cached, brk = report.stack[n], report.raw[n], breaks.get(turn.number)
         counts = per_turn.get(turn.number, {})
         row = {
             "turn": turn.number,
@@ -86,13 +91,37 @@ def turns_frame(result: ReplayResult) -> pd.DataFrame:
             "lost_facts": "; ".join(quality[turn.number].lost_facts),
             "standing_rules_lost": int(quality[turn.number].standing_rules_lost),
         }
+        row.update(
+            {
+                "cache_read_tokens": cached.read,
+                "cache_write_tokens": cached.write,
+                "uncached_tokens": cached.uncached,
+                "output_tokens": report.output[n],
+                "raw_cache_read_tokens": raw_cached.read,
+                "raw_cache_write_tokens": raw_cached.write,
+                "recorded_cache_read_tokens": result.session.cache_reads.get(turn.reply_index),
+                "cache_break_at": None if brk is None else brk.position,
+                "cache_break_repaid": 0 if brk is None else brk.repaid,
+                "cache_break_policy": "" if brk is None else brk.policy,
+                "cold_cache": int(cached.cold),
+                "cost_usd": None if report.stack_cost is None else report.stack_cost[n],
+                "summary_cost_usd": None if report.summary_cost is None else report.summary_cost[n],
+                "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n],
+            }
+        )
         row.update({f"tokens_{b}": turn.tokens_by_bucket.get(b, 0) for b in BUCKETS})
         row.update({c: counts.get(c, 0) for c in removed_columns})
         rows.append(row)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame
-    frame["recorded_prompt_tokens"] = frame["recorded_prompt_tokens"].astype("Int64")
+    for column in ("recorded_prompt_tokens", "recorded_cache_read_tokens", "cache_break_at"):
+        frame[column] = frame[column].astype("Int64")
+    for column in ("cost_usd", "summary_cost_usd", "raw_cost_usd"):
+        frame[column] = frame[column].astype("float64")
+    frame.attrs["priced_as"] = report.price.label if report.price else None
+    frame.attrs["cache_rule"] = report.rule.label
+    frame.attrs["cache_timing"] = report.timing_note
     return frame
 
 
@@ -140,4 +169,39 @@ def totals(frame: pd.DataFrame) -> dict[str, float | int]:
         "turns_with_facts_lost": int((frame["facts_lost"] > 0).sum()),
         "distinct_facts_lost": len({f for cell in frame["lost_facts"] for f in cell.split("; ") if f}),
         "turns_standing_rules_lost": int(frame["standing_rules_lost"].sum()),
+        **money(frame),
     }
+
+
+def money(frame: pd.DataFrame) -> dict[str, float | int | None]:
+    """Session cost figures of a turns frame; the dollar ones None where no price is known."""
+    sent = frame["cache_read_tokens"] + frame["cache_write_tokens"] + frame["uncached_tokens"]
+    raw_sent = frame["raw_tokens"]
+    figures: dict[str, float | int | None] = {
+        "cache_hit_pct": _pct(frame["cache_read_tokens"].sum(), sent.sum()),
+        "raw_cache_hit_pct": _pct(frame["raw_cache_read_tokens"].sum(), raw_sent.sum()),
+        "cache_write_tokens": int(frame["cache_write_tokens"].sum()),
+        "cache_breaks": int(frame["cache_break_at"].notna().sum()),
+        "cache_break_repaid_tokens": int(frame["cache_break_repaid"].sum()),
+        "cold_cache_turns": int(frame["cold_cache"].sum()),
+        "cost_usd": None,
+        "raw_cost_usd": None,
+        "summary_cost_usd": None,
+        "saved_usd": None,
+        "saved_cost_pct": None,
+    }
+    if frame["cost_usd"].notna().all():
+        stack = float(frame["cost_usd"].sum() + frame["summary_cost_usd"].sum())
+        raw = float(frame["raw_cost_usd"].sum())
+        figures.update(
+            cost_usd=round(stack, 6),
+            raw_cost_usd=round(raw, 6),
+            summary_cost_usd=round(float(frame["summary_cost_usd"].sum()), 6),
+            saved_usd=round(raw - stack, 6),
+            saved_cost_pct=_pct(raw - stack, raw),
+        )
+    return figures
+
+
+def _pct(part: float, whole: float) -> float:
+    return round(100 * float(part) / float(whole), 1) if whole else 0.0

@@ -207,6 +207,7 @@ class _Run:
     def compile(self, reply_index: int, raw_before: int) -> None:
         turn = len(self.turns) + 1
         working = self.working
+        self.summarizer.stats.turn = turn  # summaries made now are billed to this turn
         for k, (position, policy) in enumerate(self.compilers):
             event = CompileEvent(
                 turn=turn,

@@ -33,7 +33,8 @@ class Session:
     """The raw history of one recorded session.
 
     ``usage`` maps the raw index of an assistant message to the prompt tokens its
-    provider reported for that inference; ``tools`` are the tool definitions the
+    provider reported for that inference, ``cache_reads`` the part of them it read from its
+    prompt cache, ``times`` when the reply was recorded (Unix seconds); ``tools`` are the tool definitions the
     session recorded (sent with every request).
     """
 
@@ -41,6 +42,8 @@ class Session:
     format: str
     messages: tuple[Message, ...]
     usage: dict[int, int] = field(default_factory=dict)
+    cache_reads: dict[int, int] = field(default_factory=dict)
+    times: dict[int, float] = field(default_factory=dict)
     tools: tuple[dict, ...] = ()
     warnings: tuple[ReadWarning, ...] = ()
     file: str = ""
@@ -60,4 +63,5 @@ class Session:
         for m in self.messages:
             digest.update(repr((m.role, m.content, m.tool_calls, m.tool_call_ids, m.name)).encode())
         digest.update(repr((sorted(self.usage.items()), self.tools)).encode())
+        digest.update(repr((sorted(self.cache_reads.items()), sorted(self.times.items()))).encode())
         return digest.hexdigest()[:16]

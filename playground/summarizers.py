@@ -41,6 +41,10 @@ class SummaryStats:
     failures: int = 0
     prompt_tokens: int = 0  # the summarizer's own token use, as its provider reports it
     completion_tokens: int = 0
+    # per summary made, (turn, input tokens, output tokens) as a model would bill it, by our
+    # counter: what the cost figures price, for the extractive stand-in as for an endpoint
+    billed: list[tuple[int, int, int]] = field(default_factory=list)
+    turn: int = 0  # the turn being compiled (the replay sets it)
     notes: list[str] = field(default_factory=list)  # what the user should hear once (a repaired cache)
 
 
@@ -193,6 +197,9 @@ class BoundedSummarizer:
                 raise SummaryRefused(
                     f"the summary ({tokens:,} tokens) is larger than what it replaces ({replaced:,})"
                 )
+        if self.counter is not None:
+            prompt = self.counter.text(system_prompt) + self.counter.text(transcript)
+            self.stats.billed.append((self.stats.turn, prompt, self.counter.text(summary)))
         return summary
 
 

@@ -67,6 +67,14 @@ def _prompt_tokens(message: dict, builder: SessionBuilder) -> int | None:
     return sum(p for p in parts if p is not None)
 
 
+def _recorded(message: dict, builder: SessionBuilder) -> dict:
+    return {
+        "prompt_tokens": _prompt_tokens(message, builder),
+        "cache_read": builder.cache_read(message.get("usage")),
+        "time": builder.timestamp(message.get("timestamp"), "timestamp"),
+    }
+
+
 def read(messages: list, file: str, name: str, system: Any = None, tools: Any = None) -> Session:
     builder = SessionBuilder(file, FORMAT)
     if isinstance(tools, list):
@@ -88,7 +96,7 @@ def read(messages: list, file: str, name: str, system: Any = None, tools: Any = 
             builder.add(
                 role,
                 content or "",
-                prompt_tokens=_prompt_tokens(message, builder) if role == "assistant" else None,
+                **(_recorded(message, builder) if role == "assistant" else {}),
             )
             continue
         if not isinstance(content, list):
@@ -109,9 +117,7 @@ def _assistant(blocks: list, message: dict, where: str, builder: SessionBuilder)
             calls.append(ToolCall(block["id"], block["name"], arguments_text(block.get("input", {}))))
         else:
             texts.append(_block_text(block, j, where, builder))
-    builder.add(
-        "assistant", "\n".join(texts), tool_calls=tuple(calls), prompt_tokens=_prompt_tokens(message, builder)
-    )
+    builder.add("assistant", "\n".join(texts), tool_calls=tuple(calls), **_recorded(message, builder))
 
 
 def _user(role: str, blocks: list, where: str, builder: SessionBuilder) -> None:

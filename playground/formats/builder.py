@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 from playground.limits import LIMITS, over
 from playground.session import ReadWarning, Session, TranscriptError
+from policies.base import shown
 from policies.messages import Message, ToolCall
 
 
@@ -36,6 +38,8 @@ class SessionBuilder:
         self.format = format
         self.messages: list[Message] = []
         self.usage: dict[int, int] = {}
+        self.cache_reads: dict[int, int] = {}
+        self.times: dict[int, float] = {}
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
         self.where = ""  # the item being read: readers set it, so a checked field can name its place
@@ -56,6 +60,8 @@ class SessionBuilder:
         tool_call_ids: tuple[str, ...] = (),
         name: str | None = None,
         prompt_tokens: int | None = None,
+        cache_read: int | None = None,
+        time: float | None = None,
     ) -> None:
         index = len(self.messages)
         if name is not None and not isinstance(name, str):
@@ -80,6 +86,10 @@ class SessionBuilder:
         )
         if prompt_tokens is not None:
             self.usage[index] = prompt_tokens
+        if cache_read is not None:
+            self.cache_reads[index] = cache_read
+        if time is not None:
+            self.times[index] = time
 
     def last_is_open_assistant(self) -> bool:
         """Whether the last message is an assistant reply that more calls may still join."""
@@ -133,6 +143,35 @@ class SessionBuilder:
             )
         return int(value)
 
+    def cache_read(self, usage: Any) -> int | None:
+        """The prompt tokens a provider recorded as read from its prompt cache, in whichever of
+        the providers' fields ``usage`` carries them."""
+        if not isinstance(usage, dict):
+            return None
+        for outer, inner in CACHE_READ_FIELDS:
+            value = usage.get(outer)
+            if inner is not None:
+                value = value.get(inner) if isinstance(value, dict) else None
+            if value is not None:
+                return self.token_count(value, outer if inner is None else f"{outer}.{inner}")
+        return None
+
+    def timestamp(self, value: Any, field: str) -> float | None:
+        """When a reply was recorded, in seconds: a Unix time or an ISO 8601 text; absent is None."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                raise self.error(self.where, f"{field} must be a time, got {shown(value)}") from None
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=UTC)
+            return stamp.timestamp()
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e11:
+            raise self.error(self.where, f"{field} must be a Unix time in seconds, got {shown(value)}")
+        return float(value)
+
     def text_or_none(self, value: Any, field: str) -> str | None:
         if value is None or isinstance(value, str):
             return value
@@ -148,10 +187,22 @@ class SessionBuilder:
             format=self.format,
             messages=tuple(self.messages),
             usage=self.usage,
+            cache_reads=self.cache_reads,
+            times=self.times,
             tools=self.tools,
             warnings=tuple(self.warnings),
             file=self.file,
         )
+
+
+# (field, subfield) of a usage object that holds cached prompt tokens, by provider
+CACHE_READ_FIELDS = (
+    ("prompt_tokens_details", "cached_tokens"),  # OpenAI chat completions
+    ("prompt_cache_hit_tokens", None),  # DeepSeek
+    ("cache_read_input_tokens", None),  # Anthropic Messages
+    ("input_tokens_details", "cached_tokens"),  # OpenAI Responses
+    ("input_token_details", "cache_read"),  # LangChain usage_metadata
+)
 
 
 def kind_of(value: Any) -> str:

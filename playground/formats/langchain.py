@@ -61,6 +61,7 @@ def read(items: list, file: str, name: str) -> Session:
                 text,
                 tool_calls=_calls(data, where, builder),
                 prompt_tokens=_usage(data, builder),
+                cache_read=builder.cache_read(data.get("usage_metadata")),
             )
         else:
             builder.add(role, text)

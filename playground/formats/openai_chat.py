@@ -69,16 +69,42 @@ def _tool_calls(raw: Any, where: str, builder: SessionBuilder) -> tuple[ToolCall
     return tuple(calls)
 
 
-def _prompt_tokens(message: dict, builder: SessionBuilder) -> int | None:
+def _usage(message: dict) -> dict | None:
+    """The usage a reply recorded: its own ``usage``, or mini-swe-agent's ``extra.response.usage``."""
     usage = message.get("usage")
     if not isinstance(usage, dict):
         extra = message.get("extra")
         response = extra.get("response") if isinstance(extra, dict) else None
         usage = response.get("usage") if isinstance(response, dict) else None
-    if not isinstance(usage, dict):
+    return usage if isinstance(usage, dict) else None
+
+
+def _prompt_tokens(message: dict, builder: SessionBuilder) -> int | None:
+    usage = _usage(message)
+    if usage is None:
         return None
     field = "prompt_tokens" if "prompt_tokens" in usage else "input_tokens"
     return builder.token_count(usage.get(field), field)
+
+
+def _recorded(message: dict, builder: SessionBuilder) -> dict:
+    return {
+        "prompt_tokens": _prompt_tokens(message, builder),
+        "cache_read": builder.cache_read(_usage(message)),
+        "time": _time(message, builder),
+    }
+
+
+def _time(message: dict, builder: SessionBuilder) -> float | None:
+    """When the reply was recorded: mini-swe-agent's ``extra.timestamp`` or the response's ``created``."""
+    extra = message.get("extra")
+    if not isinstance(extra, dict):
+        return None
+    if extra.get("timestamp") is not None:
+        return builder.timestamp(extra["timestamp"], "extra.timestamp")
+    response = extra.get("response")
+    created = response.get("created") if isinstance(response, dict) else None
+    return builder.timestamp(created, "extra.response.created")
 
 
 def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
@@ -117,7 +143,7 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
             tool_calls=calls,
             tool_call_ids=ids,
             name=author,
-            prompt_tokens=_prompt_tokens(message, builder) if role == "assistant" else None,
+            **(_recorded(message, builder) if role == "assistant" else {}),
         )
     return builder.build(name)
 

@@ -79,4 +79,5 @@ def _assistant(builder: SessionBuilder, text: str, calls: tuple[ToolCall, ...], 
         text,
         tool_calls=calls,
         prompt_tokens=builder.token_count(usage.get("input_tokens"), "input_tokens"),
+        cache_read=builder.cache_read(usage),
     )

@@ -1,0 +1,174 @@
+"""Prompt caching: which tokens of each request a provider serves from its prefix cache.
+
+Every major provider caches the prompt prefix: a request that starts with the tokens of an
+earlier one pays a fraction for them. A policy that edits the middle of the context breaks
+the prefix, and everything after the edit is paid (and, at Anthropic, written) again. Each
+provider's rule lives in one ``CacheRule`` below, its source named beside it.
+
+A request's cached prefix is found by message identity: the engine shares unchanged
+``Message`` objects between turns, so "the same message at the same place" is ``is``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from policies import Message
+
+
+@dataclass(frozen=True)
+class CacheRule:
+    """How one provider caches a prompt prefix."""
+
+    name: str
+    label: str
+    min_tokens: int  # a prompt shorter than this is never cached
+    block: int  # hits come in whole blocks of this many tokens (1: exact)
+    writes: bool  # the provider charges for writing the cache (else writes are free)
+    breakpoints: bool  # hits only at an earlier request's end (Anthropic); else any prefix
+    ttl_seconds: float  # idle time after which the cache is gone
+    write_1h: bool = False  # Anthropic's one-hour cache, written at 2x instead of 1.25x
+
+
+# OpenAI, platform docs "Prompt caching": automatic from 1,024 tokens, hits in 128-token
+# steps, ~5-10 minutes idle (up to an hour); writes free before GPT-5.6.
+OPENAI = CacheRule("openai", "OpenAI automatic", 1024, 128, False, False, 300.0)
+# Anthropic, docs "Prompt caching": a cache_control breakpoint at the end of each request (what
+# agent frameworks and Claude Code set), hits only at an earlier breakpoint, TTL 5 minutes
+# refreshed on a hit (1 hour at 2x write); writes 1.25x, reads 0.1x (prices from genai-prices).
+ANTHROPIC = CacheRule("anthropic", "Anthropic, 5-minute cache", 1024, 1, True, True, 300.0)
+ANTHROPIC_1H = CacheRule("anthropic-1h", "Anthropic, 1-hour cache", 1024, 1, True, True, 3600.0, True)
+# Google, Gemini API docs "Context caching": implicit caching on 2.5 and later, no write
+# charge, minimum 1,024 tokens (Flash) / 4,096 (Pro); no TTL is promised, an hour assumed.
+GOOGLE = CacheRule("google", "Google implicit", 1024, 1, False, False, 3600.0)
+# DeepSeek, API docs "Context caching": on by default, stored in 64-token units; a prefix
+# shorter than one unit is not cached; no write charge; kept "hours to days", an hour assumed.
+DEEPSEEK = CacheRule("deepseek", "DeepSeek, 64-token blocks", 64, 64, False, False, 3600.0)
+NONE = CacheRule("none", "No caching", 0, 1, False, False, 0.0)
+
+RULES = {rule.name: rule for rule in (OPENAI, ANTHROPIC, ANTHROPIC_1H, GOOGLE, DEEPSEEK, NONE)}
+PROVIDER_RULES = {"openai": OPENAI, "anthropic": ANTHROPIC, "google": GOOGLE, "deepseek": DEEPSEEK}
+
+# Anthropic's minimum cacheable prompt per model (docs "Prompt caching", "Cache limitations");
+# below it a request is silently uncached. Matched by the start of the model id.
+ANTHROPIC_MINIMUMS = (
+    ("claude-opus-5", 512),
+    ("claude-opus-4-5", 4096),
+    ("claude-opus-4-6", 4096),
+    ("claude-opus-4-7", 4096),
+    ("claude-haiku-4-5", 4096),
+    ("claude-sonnet-4-6", 2048),
+    ("claude-3-haiku", 2048),
+    ("claude-3-5-haiku", 2048),
+)
+# Google's minimum for Pro models (Flash: 1,024), same docs.
+GOOGLE_PRO_MINIMUM = 4096
+
+
+def rule_for(name: str, model: str = "") -> CacheRule:
+    """The rule named ``name`` (``openai``, ``anthropic``, ``anthropic-1h``, ``google``,
+    ``deepseek``, ``none``), with the minimum length of ``model`` where it has its own."""
+    if name not in RULES:
+        raise ValueError(f"unknown cache rule {name[:40]!r}; known: {', '.join(RULES)}")
+    rule = RULES[name]
+    if rule.name.startswith("anthropic"):
+        minimum = next((n for prefix, n in ANTHROPIC_MINIMUMS if model.startswith(prefix)), rule.min_tokens)
+        return _with_minimum(rule, minimum)
+    if rule is GOOGLE and "pro" in model:
+        return _with_minimum(rule, GOOGLE_PRO_MINIMUM)
+    return rule
+
+
+def _with_minimum(rule: CacheRule, minimum: int) -> CacheRule:
+    return replace(rule, min_tokens=minimum)
+
+
+@dataclass(frozen=True)
+class CacheTurn:
+    """What one request pays for its input: read from the cache, written to it, or neither."""
+
+    read: int
+    write: int
+    uncached: int
+    shared_messages: int  # messages this request shares, in place, with the previous one
+    broken_at: int | None  # first message of the previous request not kept in place; None: kept
+    repaid: int  # tokens of the previous request re-sent after the break, paid again
+    cold: bool  # the cache had expired (a gap longer than the TTL)
+
+
+def shared_prefix(previous: Sequence[Message], request: Sequence[Message]) -> int:
+    """How many messages open both requests, the same objects in the same places."""
+    n = 0
+    for a, b in zip(previous, request, strict=False):
+        if a is not b:
+            break
+        n += 1
+    return n
+
+
+def cache_turns(
+    requests: Sequence[Sequence[Message]],
+    tokens: Callable[[Message], int],
+    rule: CacheRule,
+    times: Sequence[float | None] | None = None,
+    replies: Sequence[Message] | None = None,
+    tools: int = 0,
+    priming: int = 0,
+) -> list[CacheTurn]:
+    """Per request, how its input tokens split under ``rule``.
+
+    The prefix a request may find cached is what it shares with the previous request followed
+    by that request's reply (``replies``, one per request) where the rule caches any prefix;
+    at Anthropic only at an earlier request's end, where its breakpoint was. Every request
+    opens with ``tools`` tokens of tool definitions (providers put them first, so they are
+    always shared) and ends with ``priming`` tokens that open the reply (never shared).
+
+    ``times`` (seconds, one per request, None where unknown) makes the cache cold after an
+    idle gap longer than the rule's TTL; without times the cache is assumed warm.
+    """
+    out: list[CacheTurn] = []
+    previous: Sequence[Message] = ()
+    prefix_tokens: list[int] = [tools]  # prefix_tokens[k]: tokens of tools + previous[:k]
+    entries: list[int] = []  # Anthropic: message counts at which an earlier request ended, cached
+    last_time: float | None = None
+    for number, request in enumerate(requests):
+        now = times[number] if times else None
+        cold = bool(
+            rule.ttl_seconds
+            and now is not None
+            and last_time is not None
+            and now - last_time > rule.ttl_seconds
+        )
+        shared = shared_prefix(previous, request)
+        counts = [tokens(m) for m in request]
+        total = tools + sum(counts) + priming
+        broken_at = shared if shared < len(previous) else None
+        repaid = prefix_tokens[-1] - prefix_tokens[shared] if broken_at is not None else 0
+        cacheable = rule.name != "none" and total >= rule.min_tokens
+        read = 0
+        if cacheable and not cold and number:
+            if rule.breakpoints:
+                entries = [e for e in entries if e <= shared]
+                read = prefix_tokens[entries[-1]] if entries else 0
+            else:
+                read = prefix_tokens[shared]
+            read = read // rule.block * rule.block
+            if read < rule.min_tokens:
+                read = 0
+        if cold:
+            entries = []
+        write = total - read if cacheable and rule.writes else 0
+        out.append(CacheTurn(read, write, total - read - write, shared, broken_at, repaid, cold))
+        if cacheable:
+            entries.append(len(request))
+        previous = request
+        if replies is not None and not rule.breakpoints:
+            previous = (*request, replies[number])
+            counts.append(tokens(replies[number]))
+        prefix_tokens = [tools]
+        for count in counts:
+            prefix_tokens.append(prefix_tokens[-1] + count)
+        if now is not None:
+            last_time = now
+    return out

@@ -1,0 +1,103 @@
+"""Dollars: list prices from ``genai-prices`` (a maintained, offline price database).
+
+No price is typed here. A model ``genai-prices`` does not know has no price: its figures
+stay in tokens and the page says "no price known", never a made-up number.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+
+from genai_prices import Usage, calc_price
+from genai_prices.types import ModelPrice, TieredPrices
+
+from playground.caching import PROVIDER_RULES, CacheRule, CacheTurn, rule_for
+
+# the providers whose cache rule we know, as genai-prices names them
+PROVIDERS = ("openai", "anthropic", "google", "deepseek")
+
+
+@dataclass(frozen=True, eq=False)  # one object per model and provider (find_price caches)
+class Price:
+    """One model's prices at one provider, as genai-prices gives them."""
+
+    model: str  # genai-prices' id for it
+    provider: str  # genai-prices' provider id
+    provider_name: str
+    prices: ModelPrice
+    context_window: int | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} at {self.provider_name}"
+
+    def cost(
+        self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+    ) -> float:
+        """Dollars for one call: ``input_tokens`` in all, of which ``cache_read`` read from the
+        cache and ``cache_write`` written to it; long-context tiers applied by genai-prices."""
+        rates = _flat_rates(self, one_hour)
+        if rates is not None:  # no tiers: linear in each count, so genai-prices' rates per token
+            uncached = input_tokens - cache_read - cache_write
+            return uncached * rates[0] + cache_read * rates[1] + cache_write * rates[2] + output * rates[3]
+        return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
+
+    def _priced(
+        self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+    ) -> float:
+        usage = Usage(
+            input_tokens=input_tokens,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,  # of which written to the one-hour cache:
+            cache_write_1h_tokens=cache_write if one_hour else 0,
+            output_tokens=output,
+        )
+        return float(self.prices.calc_price(usage)["total_price"])
+
+
+@lru_cache(maxsize=512)
+def _flat_rates(price: Price, one_hour: bool) -> tuple[float, float, float, float] | None:
+    """Dollars per token of uncached input, cache read, cache write and output, as genai-prices
+    prices a million of each alone; None where a price has tiers (then every call is priced)."""
+    prices = price.prices
+    parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok, prices.cache_write_1h_mtok)
+    if any(isinstance(p, TieredPrices) for p in (*parts, prices.output_mtok)):
+        return None
+    million = 1_000_000
+    return (
+        price._priced(million, 0, 0, 0, one_hour) / million,
+        price._priced(million, million, 0, 0, one_hour) / million,
+        price._priced(million, 0, million, 0, one_hour) / million,
+        price._priced(0, 0, 0, million, one_hour) / million,
+    )
+
+
+@lru_cache(maxsize=256)
+def find_price(model: str, provider: str | None = None) -> Price | None:
+    """The prices of ``model`` (at ``provider`` if named), or None where none is known."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            found = calc_price(Usage(input_tokens=0), model, provider_id=provider or None)
+    except (LookupError, ValueError):
+        return None
+    return Price(
+        found.model.id,
+        found.provider.id,
+        found.provider.name,
+        found.model_price,
+        getattr(found.model, "context_window", None),
+    )
+
+
+def default_cache_rule(price: Price | None, model: str) -> CacheRule:
+    """The cache rule of the provider that serves ``model``; ``none`` where we know none."""
+    rule = PROVIDER_RULES.get(price.provider if price else "")
+    return rule_for(rule.name, price.model if price else model) if rule else rule_for("none")
+
+
+def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> float:
+    """Dollars for one request split by ``turn`` with ``output`` reply tokens."""
+    return price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, rule.write_1h)
