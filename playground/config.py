@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from playground.cost import Pricing, PricingError
 from playground.limits import LIMITS, LimitError, check_stack_size, over
 from playground.replay import Settings
 from playground.secrets import secret_in
@@ -39,6 +40,7 @@ TOP_LEVEL_KEYS = (
     "plugins",
     "stack",
     "summarizer",
+    "pricing",
 )
 SECRET_KEYS = ("api_key", "key", "token", "secret", "password")
 
@@ -55,6 +57,7 @@ class Config:
     summarizer: dict[str, Any] = field(default_factory=lambda: {"kind": "extractive"})
     pin_standing_rules: bool = True
     plugins: list[str] = field(default_factory=list)
+    pricing: Pricing = field(default_factory=Pricing)
 
     @property
     def settings(self) -> Settings:
@@ -72,6 +75,8 @@ class Config:
             data["plugins"] = list(self.plugins)
         data["stack"] = [_entry(spec) for spec in self.stack]
         data["summarizer"] = {k: v for k, v in self.summarizer.items() if k not in SECRET_KEYS}
+        if self.pricing.to_data():
+            data["pricing"] = self.pricing.to_data()
         return data
 
     def to_yaml(self) -> str:
@@ -178,6 +183,13 @@ def config_from_data(data: dict[str, Any]) -> Config:
         )
     summarizer_settings(summarizer)  # validates
     config.summarizer = dict(summarizer)
+    if data.get("pricing") is not None:
+        try:
+            config.pricing = Pricing.from_data(data["pricing"])
+        except PricingError as error:
+            raise ConfigError(str(error)) from None
+        if secret_in(config.pricing.model):
+            raise ConfigError("pricing.model looks like it holds a secret (an API key); name the model only")
     stack = _typed(data, "stack", list, [])
     check_stack_size(len(stack))
     config.stack = [parse_entry(entry, n) for n, entry in enumerate(stack, start=1)]

@@ -11,6 +11,13 @@ PRESETS: dict[str, list[PolicySpec]] = {
         PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5}),
         PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
     ],
+    # pyagentic's stack with evictions batched: a stub breaks the prompt cache from there on,
+    # so it waits until 5,000 tokens can go at once (cheaper than raw history with caching)
+    "Cache-friendly (batched eviction)": [
+        PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
+        PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5, "min_freed_tokens": 5000}),
+        PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
+    ],
     "selectools prompt compression": [
         PolicySpec("PromptCompressionPolicy", {"compress_threshold": 0.75, "compress_keep_recent": 4}),
     ],

@@ -11,6 +11,11 @@ class ToolEvictionPolicy(Policy):
 
     The message and its tool_call_id survive, since providers reject a call without its
     result. Idempotent: a result already holding the stub is left alone.
+
+    ``min_freed_tokens`` batches the evictions for prompt caching: each eviction edits the
+    middle of the context and breaks the provider's cached prefix from there on, so with it
+    set the policy waits until the results due hold at least that many tokens, then stubs
+    them all at once (one break instead of one per turn).
     """
 
     params = (
@@ -22,6 +27,15 @@ class ToolEvictionPolicy(Policy):
             True,
             "Also evict results returned by sub-agents.",
         ),
+        Param(
+            "min_freed_tokens",
+            int,
+            0,
+            "Wait until the results due hold this many tokens, then evict them at once (0: every turn). "
+            "Fewer, larger evictions break the provider's prompt cache less often.",
+            0,
+            1_000_000,
+        ),
     )
 
     def _manages(self, message: Message) -> bool:
@@ -31,7 +45,10 @@ class ToolEvictionPolicy(Policy):
         boundary = self._boundary(messages, len(messages))  # results from here on are kept
         # What this policy returned last time, and still stands unchanged, is stubbed up to
         # its own boundary: rescan only from the boundary that prefix implies (or less).
-        start = self._boundary(messages, min(event.unchanged_prefix, boundary))
+        # A batching policy may have left due results in place last time: scan from the start.
+        start = (
+            0 if self.min_freed_tokens else self._boundary(messages, min(event.unchanged_prefix, boundary))
+        )
         stub = self.stub
         older = messages[start:boundary]
         if self.include_agent_results:  # the hot path: one comprehension
@@ -40,6 +57,11 @@ class ToolEvictionPolicy(Policy):
             due = [start + i for i, m in enumerate(older) if self._manages(m) and m.content != stub]
         if not due:
             return None
+        if self.min_freed_tokens:
+            count = event.counter.count
+            freed = sum(count(messages[i]) - count(messages[i].replace(content=stub)) for i in due)
+            if freed < self.min_freed_tokens:
+                return None
         out = list(messages)
         for i in due:
             out[i] = messages[i].replace(content=stub, kind=STUB)
