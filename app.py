@@ -41,6 +41,7 @@ with summarizer_box:
     summarizer = summarizer_panel.show()
 with model_box:
     settings = model_picker.show(summarizer)
+    pricing = model_picker.pricing()
 
 editor, results = st.columns([1, 2.4], gap="large")
 with editor:
@@ -58,7 +59,9 @@ with results:
             progress.progress(turn / max(turns, 1), text=text)
 
     try:
-        replayed = cache.replayed(session, specs, settings, summarizer_panel.api_key(), show_progress)
+        replayed = cache.replayed(
+            session, specs, settings, pricing, summarizer_panel.api_key(), show_progress
+        )
     except (SpecError, SummarizerError, ConfigError, LimitError) as error:
         st.error(f"This stack cannot run: {escape_markdown(str(error))}")
         st.stop()
@@ -73,7 +76,7 @@ with results:
     with events_tab:
         events.show(replayed)
     with export_tab:
-        config = config_io.current_config(specs, settings)
+        config = config_io.current_config(specs, settings, pricing)
         config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
 
 with summarizer_box:

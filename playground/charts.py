@@ -186,3 +186,112 @@ def quality_chart(turns: pd.DataFrame) -> go.Figure:
     figure.update_yaxes(title="count", rangemode="tozero")
     figure.update_xaxes(title="turn")
     return figure
+
+
+COST_PARTS = (  # (column, legend, colour): how a turn's dollars stack up
+    ("cost_read_usd", "cache reads", "#81c995"),
+    ("cost_write_usd", "cache writes", "#f28b82"),
+    ("cost_uncached_usd", "uncached input", "#1a73e8"),
+    ("cost_output_usd", "output", "#5f6368"),
+    ("summary_cost_usd", "summaries", COLOURS["summary"]),
+)
+
+
+def cost_chart(turns: pd.DataFrame) -> go.Figure:
+    """Dollars per turn, stacked by what they pay for, the raw history's as a line, and each
+    cache break marked with what it re-paid and the policy behind it."""
+    figure = _empty("Cost per turn (USD)")
+    if turns.empty:
+        return figure
+    for column, name, colour in COST_PARTS:
+        figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=name, marker_color=colour))
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"],
+            y=turns["raw_cost_usd"],
+            name="raw history",
+            line={"color": COLOURS["raw"], "dash": "dot"},
+        )
+    )
+    breaks = turns[turns["cache_break_at"].notna()]
+    if not breaks.empty:
+        figure.add_trace(
+            go.Scatter(
+                x=breaks["turn"],
+                y=breaks["cost_usd"] + breaks["summary_cost_usd"],
+                mode="markers",
+                name="cache break",
+                marker={"symbol": "x", "size": 9, "color": COLOURS["window"]},
+                customdata=list(
+                    zip(
+                        breaks["cache_break_at"].astype(int),
+                        breaks["cache_break_repaid"],
+                        breaks["cache_break_policy"].replace("", "no policy"),
+                        strict=True,
+                    )
+                ),
+                hovertemplate="cache break at message %{customdata[0]}: %{customdata[1]:,} tokens "
+                "re-paid (%{customdata[2]})<extra></extra>",
+            )
+        )
+    figure.update_layout(barmode="stack")
+    return figure
+
+
+def cumulative_cost_chart(turns: pd.DataFrame) -> go.Figure:
+    """Dollars spent so far, stack against raw history."""
+    figure = _empty("Cumulative cost (USD)")
+    if turns.empty:
+        return figure
+    stack = (turns["cost_usd"] + turns["summary_cost_usd"]).cumsum()
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"],
+            y=turns["raw_cost_usd"].cumsum(),
+            name="raw history",
+            line={"color": COLOURS["raw"], "dash": "dot"},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(x=turns["turn"], y=stack, name="stack", line={"color": COLOURS["context"], "width": 3})
+    )
+    return figure
+
+
+def cache_hit_chart(turns: pd.DataFrame) -> go.Figure:
+    """Share of each request read from the prompt cache: stack, raw history, and what the
+    provider recorded where the transcript has it."""
+    figure = _empty("Cache hit rate per turn (%)")
+    if turns.empty:
+        return figure
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"],
+            y=100 * turns["raw_cache_read_tokens"] / turns["raw_tokens"],
+            name="raw history",
+            line={"color": COLOURS["raw"], "dash": "dot"},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=turns["turn"],
+            y=100 * turns["cache_read_tokens"] / turns["context_tokens"],
+            name="stack",
+            line={"color": COLOURS["context"], "width": 3},
+        )
+    )
+    recorded = turns.dropna(subset=["recorded_cache_read_tokens", "recorded_prompt_tokens"])
+    if not recorded.empty:
+        figure.add_trace(
+            go.Scatter(
+                x=recorded["turn"],
+                y=100
+                * recorded["recorded_cache_read_tokens"].astype(float)
+                / recorded["recorded_prompt_tokens"],
+                name="recorded by the provider",
+                mode="markers",
+                marker={"color": COLOURS["recorded"], "size": 5},
+            )
+        )
+    figure.update_yaxes(range=[0, 105])
+    return figure

@@ -12,10 +12,12 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, TextIO
 
 import pandas as pd
 
+from playground.caching import RULES
 from playground.config import Config, ConfigError, load_config
 from playground.endpoints import EndpointError, choose_key
 from playground.formats import read_path
@@ -46,6 +48,10 @@ TABLE_COLUMNS = [
     "violations",
     "refetches",
     "facts_lost",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cost_usd",
+    "raw_cost_usd",
 ]
 
 
@@ -93,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--config", help="stack config (YAML or JSON); default: pyagentic's recommended stack")
     rep.add_argument("--model", help="model (sets the tokenizer); overrides the config's")
     rep.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
+    rep.add_argument("--price-as", metavar="MODEL", help="price as this model (default: --model's)")
+    rep.add_argument(
+        "--cache",
+        choices=["auto", *RULES],
+        help="the provider's prompt-cache rule to price with (default: auto, the model's provider)",
+    )
     rep.add_argument("--json", metavar="OUT", help="write turns, events and summary as JSON ('-' for stdout)")
     rep.add_argument("--csv", metavar="OUT", help="write the per-turn figures as CSV ('-' for stdout)")
     rep.add_argument(
@@ -177,6 +189,12 @@ def _replay(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else default_config()
     if args.model:
         config.model = args.model
+    if args.price_as or args.cache:
+        config.pricing = replace(
+            config.pricing,
+            model=args.price_as or config.pricing.model,
+            cache=args.cache or config.pricing.cache,
+        )
     if config.summarizer.get("kind") == "openai":  # the user should know where their key goes
         try:
             choice = choose_key(config.summarizer.get("base_url", ""), None, hosted=False)
@@ -196,7 +214,7 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     finally:
         if slow:
             print(file=sys.stderr)
-    frame = turns_frame(result)
+    frame = turns_frame(result, config.pricing)
     _print_table(result, frame, sys.stderr if _any_stdout(args) else sys.stdout)
     if args.json:
         data = replay_json(result, config, frame)
@@ -222,6 +240,7 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None
     print(printable(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
     if not frame.empty:
+        print(printable(pricing_line(frame)), file=out)
         print(frame[TABLE_COLUMNS].to_string(index=False, na_rep="-"), file=out)
     print("totals:", file=out)
     for note in result.summary_stats.notes:
@@ -270,7 +289,13 @@ def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> di
         "turns": frame.astype(object).where(frame.notna(), None).to_dict(orient="records"),
         "events": events_frame(result).to_dict(orient="records"),
         "summary": {**totals(frame), "summarizer": summarizer_figures(result)},
+        "pricing": dict(frame.attrs),
     }
+
+
+def pricing_line(frame: pd.DataFrame) -> str:
+    priced = frame.attrs.get("priced_as") or "no price known (token figures only)"
+    return f"priced as {priced}; {frame.attrs.get('cache_rule')}; {frame.attrs.get('cache_timing')}"
 
 
 def write_contexts(result: ReplayResult, out: TextIO) -> None:

@@ -34,9 +34,9 @@ class Pricing:
     cache: str = "auto"  # a caching rule name; auto: the provider's rule
 
     def to_data(self) -> dict[str, str]:
-        return {
-            k: v for k, v in (("model", self.model), ("provider", self.provider), ("cache", self.cache)) if v
-        }
+        """The settings that differ from the defaults (an all-default pricing writes nothing)."""
+        data = {"model": self.model, "provider": self.provider, "cache": self.cache}
+        return {k: v for k, v in data.items() if v and v != getattr(Pricing, k)}
 
     @classmethod
     def from_data(cls, data: Any) -> Pricing:
@@ -88,8 +88,8 @@ class CostReport:
     stack: list[CacheTurn]
     raw: list[CacheTurn]
     output: list[int]  # reply tokens per turn
-    stack_cost: list[float] | None  # dollars per turn; None without a price
-    raw_cost: list[float] | None
+    stack_cost: list[dict[str, float]] | None  # dollars per turn, total and parts; None without a price
+    raw_cost: list[dict[str, float]] | None
     summaries: list[tuple[int, int, int]]  # (turn, input, output) tokens per summary made
     summary_cost: list[float] | None  # dollars of the summaries made at each turn
     breaks: list[CacheBreak] = field(default_factory=list)
@@ -105,9 +105,9 @@ class CostReport:
             return "no prompt caching"
         if self.timed:
             colds = sum(t.cold for t in self.stack)
-            gap = f"{self.rule.ttl_seconds / 60:g} minutes"
+            gap = f"{self.rule.ttl_seconds / 60:g}-minute"
             return (
-                f"reply times recorded: the cache went cold after {colds} gaps over {gap}"
+                f"reply times recorded: the cache went cold after {colds} gaps over the {gap} lifetime"
                 if colds
                 else (f"reply times recorded: no gap over the {gap} cache lifetime")
             )

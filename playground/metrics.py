@@ -12,6 +12,7 @@ import pandas as pd
 
 from playground import quality as quality_measures
 from playground.cost import Pricing, cost_report
+from playground.pricing import PARTS
 from playground.replay import ReplayResult
 from playground.running import BUCKETS
 
@@ -104,9 +105,15 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
                 "cache_break_repaid": 0 if brk is None else brk.repaid,
                 "cache_break_policy": "" if brk is None else brk.policy,
                 "cold_cache": int(cached.cold),
-                "cost_usd": None if report.stack_cost is None else report.stack_cost[n],
+                "cost_usd": None if report.stack_cost is None else report.stack_cost[n]["total"],
                 "summary_cost_usd": None if report.summary_cost is None else report.summary_cost[n],
-                "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n],
+                "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n]["total"],
+            }
+        )
+        row.update(
+            {
+                f"cost_{part}_usd": None if report.stack_cost is None else report.stack_cost[n][part]
+                for part in PARTS
             }
         )
         row.update({f"tokens_{b}": turn.tokens_by_bucket.get(b, 0) for b in BUCKETS})
@@ -117,7 +124,7 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
         return frame
     for column in ("recorded_prompt_tokens", "recorded_cache_read_tokens", "cache_break_at"):
         frame[column] = frame[column].astype("Int64")
-    for column in ("cost_usd", "summary_cost_usd", "raw_cost_usd"):
+    for column in ("cost_usd", "summary_cost_usd", "raw_cost_usd", *(f"cost_{p}_usd" for p in PARTS)):
         frame[column] = frame[column].astype("float64")
     frame.attrs["priced_as"] = report.price.label if report.price else None
     frame.attrs["cache_rule"] = report.rule.label

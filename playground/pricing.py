@@ -98,6 +98,21 @@ def default_cache_rule(price: Price | None, model: str) -> CacheRule:
     return rule_for(rule.name, price.model if price else model) if rule else rule_for("none")
 
 
-def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> float:
-    """Dollars for one request split by ``turn`` with ``output`` reply tokens."""
-    return price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, rule.write_1h)
+PARTS = ("read", "write", "uncached", "output")
+
+
+def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> dict[str, float]:
+    """Dollars for one request split by ``turn`` with ``output`` reply tokens: the whole
+    (``total``) and its parts (cache reads, writes, uncached input, output), which add up to
+    it (under a long-context tier each part is priced alone, then scaled to the whole)."""
+    hour = rule.write_1h
+    total = price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, hour)
+    parts = {
+        "read": price.cost(turn.read, turn.read, 0, 0, hour),
+        "write": price.cost(turn.write, 0, turn.write, 0, hour),
+        "uncached": price.cost(turn.uncached, 0, 0, 0, hour),
+        "output": price.cost(0, 0, 0, output, hour),
+    }
+    whole = sum(parts.values())
+    scale = total / whole if whole else 0.0
+    return {"total": total, **{name: value * scale for name, value in parts.items()}}

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from playground.cost import Pricing
 from playground.formats import read_bytes
 from playground.limits import LIMITS
 from playground.metrics import events_frame, totals, turns_frame
@@ -142,14 +143,16 @@ def replayed(
     session: Session,
     specs: list[PolicySpec],
     settings: Settings,
+    pricing: Pricing,
     api_key: str | None = None,
     progress: Callable[[int, int, SummaryStats], None] | None = None,
 ) -> Replayed:
-    """The replay of a session through a stack, cached by (content hash, stack spec, settings).
+    """The replay of a session through a stack priced by ``pricing``, cached by (content hash,
+    stack spec, settings, pricing).
 
     The API key is not part of the key (nor kept): the summaries themselves are cached on disk.
     """
-    key = (session.content_hash, tuple(s.key() for s in specs), settings.key())
+    key = (session.content_hash, tuple(s.key() for s in specs), settings.key(), pricing)
     store = replay_store()
     hit = store.get(key)
     if hit is not None:
@@ -163,7 +166,7 @@ def replayed(
         hosted=True,  # the server's key goes only to the server's own endpoint
         progress=progress,
     )
-    frame = turns_frame(result)
+    frame = turns_frame(result, pricing)
     done = Replayed(result, frame, events_frame(result), totals(frame))
     store.put(key, done, _browser_session())
     return done

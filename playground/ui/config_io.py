@@ -6,19 +6,21 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from playground.config import Config, ConfigError, parse_config
+from playground.cost import Pricing
 from playground.replay import Settings
 from playground.ui import stack_editor, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
 
-def current_config(specs: list[PolicySpec], settings: Settings) -> Config:
+def current_config(specs: list[PolicySpec], settings: Settings, pricing: Pricing) -> Config:
     return Config(
         model=settings.model,
         context_window=settings.context_window,
         stack=specs,
         summarizer=dict(settings.summarizer),
         pin_standing_rules=settings.pin_standing_rules,
+        pricing=pricing,
     )
 
 
@@ -53,6 +55,8 @@ def import_box(box: DeltaGenerator) -> None:
     st.session_state["context_window"] = config.context_window
     st.session_state["pin_standing_rules"] = config.pin_standing_rules
     st.session_state["summarizer"] = dict(config.summarizer)
+    st.session_state["price_as"] = config.pricing.model
+    st.session_state["cache_rule"] = config.pricing.cache
     summarizer_panel.load(config.summarizer)
     box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies.")
 

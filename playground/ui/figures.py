@@ -13,11 +13,70 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}% of raw" if whole else ""
 
 
+def dollars(value: float) -> str:
+    return f"${value:,.2f}" if abs(value) >= 10 else f"${value:,.4f}"
+
+
+def money(replayed: Replayed) -> None:
+    """The figure users decide on: what the stack costs against the raw history, in dollars."""
+    figures, attrs = replayed.totals, replayed.turns.attrs
+    where = (
+        f"{escape_markdown(attrs.get('cache_rule', ''))}; {escape_markdown(attrs.get('cache_timing', ''))}"
+    )
+    if figures.get("cost_usd") is None:
+        st.info(f"No price known for this model: the figures below are tokens. Prompt cache: {where}.")
+        return
+    saved = figures["saved_usd"]
+    row = st.columns(4)
+    row[0].metric(
+        "Cost with this stack",
+        dollars(figures["cost_usd"]),
+        f"raw history {dollars(figures['raw_cost_usd'])}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Every request priced with the provider's prompt cache, plus the summaries the stack asks for "
+        f"({dollars(figures['summary_cost_usd'])}).",
+    )
+    row[1].metric(
+        "Saved" if saved >= 0 else "Lost",
+        dollars(abs(saved)),
+        f"{figures['saved_cost_pct']:+.1f}%",
+        delta_color="normal",
+        help="Raw history's cost minus the stack's.",
+    )
+    row[2].metric(
+        "Cache hit rate",
+        f"{figures['cache_hit_pct']:.1f}%",
+        f"raw {figures['raw_cache_hit_pct']:.1f}%",
+        delta_color="off",
+        delta_arrow="off",
+        help="Share of the input tokens read from the provider's prompt cache.",
+    )
+    row[3].metric(
+        "Cache breaks",
+        f"{figures['cache_breaks']:,}",
+        f"{figures['cache_break_repaid_tokens']:,} tokens re-paid",
+        delta_color="off",
+        delta_arrow="off",
+        help="Turns whose request changed or dropped a message the previous request sent: the cached "
+        "prefix ends there and everything after it is paid (and written) again.",
+    )
+    st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}** (genai-prices); prompt cache: {where}.")
+    if saved < 0:  # red, the reason beside it; an error box is for what failed
+        st.markdown(
+            f":red[**This stack costs {dollars(-saved)} more than the raw history "
+            f"({-figures['saved_cost_pct']:.1f}%)**, though it sends {figures['saved_pct']}% fewer tokens: "
+            f"cache breaks on {figures['cache_breaks']} turns re-pay "
+            f"{figures['cache_break_repaid_tokens']:,} tokens. Batched eviction breaks the cache less often.]"
+        )
+
+
 def headline(replayed: Replayed) -> None:
     figures = replayed.totals
     if figures.get("turns", 0) == 0:
         st.warning("This session has no assistant replies, so there is no inference to replay.")
         return
+    money(replayed)
     row1 = st.columns(4)
     row1[0].metric(
         "Peak context",
@@ -43,7 +102,9 @@ def headline(replayed: Replayed) -> None:
         delta_arrow="off",
         help="Sum of the input tokens of every inference.",
     )
-    row1[3].metric("Saved", f"{figures['saved_pct']}%", help="Share of the raw token bill the stack avoids.")
+    row1[3].metric(
+        "Tokens saved", f"{figures['saved_pct']}%", help="Share of the raw token bill the stack avoids."
+    )
     row2 = st.columns(4)
     row2[0].metric("Stubs created", f"{figures['stubs_created']:,}")
     row2[1].metric("Clips", f"{figures['clips']:,}")
@@ -84,6 +145,11 @@ def headline(replayed: Replayed) -> None:
 
 def charts_view(replayed: Replayed, context_window: int) -> None:
     turns, events = replayed.turns, replayed.events
+    if turns["cost_usd"].notna().all():
+        st.plotly_chart(charts.cost_chart(turns), width="stretch", key="chart_cost")
+        left, right = st.columns(2)
+        left.plotly_chart(charts.cumulative_cost_chart(turns), width="stretch", key="chart_cumulative")
+        right.plotly_chart(charts.cache_hit_chart(turns), width="stretch", key="chart_cache_hits")
     st.plotly_chart(charts.tokens_chart(turns, events, context_window), width="stretch", key="chart_tokens")
     st.plotly_chart(charts.quality_chart(turns), width="stretch", key="chart_quality")
 

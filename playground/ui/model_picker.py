@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from playground.caching import RULES
+from playground.cost import Pricing
+from playground.pricing import find_price
 from playground.replay import Settings
 from playground.ui import cache
 from playground.ui.text import escape_markdown
@@ -17,15 +20,47 @@ MODELS = {
     "gpt-4-turbo": 128_000,
     "gpt-3.5-turbo": 16_385,
     "claude-sonnet-4-5": 200_000,
+    "claude-sonnet-4-6": 200_000,
+    "claude-haiku-4-5": 200_000,
     "claude-opus-4-1": 200_000,
     "gemini-2.5-pro": 1_048_576,
+    "gemini-2.5-flash": 1_048_576,
+    "deepseek-chat": 128_000,
 }
+CACHE_CHOICES = ["auto", *RULES]
 
 
 def _model_changed() -> None:
-    st.session_state["context_window"] = MODELS.get(
-        st.session_state["model"], st.session_state["context_window"]
-    )
+    model = st.session_state["model"]
+    price = find_price(model)
+    known = price.context_window if price and price.context_window else None
+    st.session_state["context_window"] = MODELS.get(model, known or st.session_state["context_window"])
+
+
+def pricing() -> Pricing:
+    """How the replay is priced: the model's price and its provider's prompt cache, or overrides."""
+    with st.expander("Pricing", expanded=False):
+        st.text_input(
+            "Price as model",
+            key="price_as",
+            placeholder=st.session_state["model"],
+            help="Price the requests as another model (genai-prices' name for it); empty: the model above.",
+        )
+        st.selectbox(
+            "Prompt cache",
+            CACHE_CHOICES,
+            key="cache_rule",
+            format_func=lambda name: "auto: the provider's" if name == "auto" else RULES[name].label,
+            help="How the provider caches the prompt prefix; auto follows the model's provider.",
+        )
+    chosen = Pricing(model=st.session_state["price_as"].strip(), cache=st.session_state["cache_rule"])
+    price = find_price(chosen.model or st.session_state["model"])
+    if price is None:
+        st.caption(
+            f"No price known for **{escape_markdown(chosen.model or st.session_state['model'])}**: "
+            "figures stay in tokens."
+        )
+    return chosen
 
 
 def show(summarizer: dict) -> Settings:

@@ -15,6 +15,8 @@ DEFAULTS = {
     "config_error": None,  # the message of the last config import that failed
     "turn": 1,
     "summarizer": {"kind": "extractive"},
+    "price_as": "",  # price as this model; "" is the model's own
+    "cache_rule": "auto",  # the prompt-cache rule pricing uses; auto is the provider's
 }
 
 

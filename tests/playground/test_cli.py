@@ -24,12 +24,29 @@ def test_replay_json_has_turns_events_and_summary(real_session_path, tmp_path, c
     out = tmp_path / "r.json"
     assert main(["replay", str(real_session_path), "--json", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"session", "settings", "turns", "events", "summary"}
+    assert set(data) == {"session", "settings", "turns", "events", "summary", "pricing"}
     assert data["session"]["turns"] == len(data["turns"]) == 64
     assert all(t["context_tokens"] <= t["raw_tokens"] for t in data["turns"])
     assert data["turns"][0]["recorded_prompt_tokens"] == 1689
     assert data["settings"]["stack"][0] == {"ToolOutputClipPolicy": {"max_chars": 8000}}
     assert data["summary"]["stubs_created"] > 0
+    assert data["pricing"]["priced_as"] == "gpt-4o at OpenAI"
+    assert data["summary"]["cost_usd"] == pytest.approx(sum(t["cost_usd"] for t in data["turns"]))
+    assert data["turns"][0]["recorded_cache_read_tokens"] == 1664
+
+
+def test_replay_prices_as_another_model_with_its_cache_rule(real_session_path, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    args = ["replay", str(real_session_path), "--price-as", "claude-sonnet-4-5", "--json", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "priced as claude-sonnet-4-5 at Anthropic; Anthropic, 5-minute cache" in printed
+    assert "cost_usd" in printed and "cache_breaks: 58" in printed
+    data = json.loads(out.read_text())
+    assert data["settings"]["pricing"] == {"model": "claude-sonnet-4-5"}
+    assert data["summary"]["saved_usd"] < 0 < data["summary"]["saved_pct"]  # fewer tokens, more dollars
+    assert main(["replay", str(real_session_path), "--price-as", "no-such-model"]) == 0
+    assert "priced as no price known (token figures only)" in capsys.readouterr().out
 
 
 def test_csv_equals_the_library_figures(real_session_path, tmp_path):
