@@ -38,7 +38,7 @@ def money(replayed: Replayed) -> None:
         f"({dollars(figures['summary_cost_usd'])}).",
     )
     row[1].metric(
-        "Saved" if saved >= 0 else "Lost",
+        "Money saved" if saved >= 0 else "Money lost",
         dollars(abs(saved)),
         f"{figures['saved_cost_pct']:+.1f}%",
         delta_color="normal",

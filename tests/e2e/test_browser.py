@@ -98,7 +98,7 @@ def test_drag_a_policy_to_a_new_place(page, tmp_path):
     _drag(page, items.nth(1), items.nth(0))
 
     assert _items(page).all_inner_texts() == ["ToolEvictionPolicy", "CompactionPolicy"]
-    expanders = page.get_by_test_id("stExpander").all_inner_texts()
+    expanders = page.get_by_test_id("stMain").get_by_test_id("stExpander").all_inner_texts()
     assert "1. ToolEvictionPolicy" in expanders[0] and "2. CompactionPolicy" in expanders[1]
     swapped = "version: 1\nstack:\n- ToolEvictionPolicy: {keep_last_n: 1}\n- CompactionPolicy: {max_input_tokens: 3000, keep_recent: 4}\n"
     eviction_first = replay_figures(LEAVE, swapped)
@@ -107,7 +107,8 @@ def test_drag_a_policy_to_a_new_place(page, tmp_path):
 
 
 # plotly.js keeps the decoded trace arrays in _fullData (data holds them base64-encoded)
-CONTEXT_LINE = "() => { const plot = document.querySelector('.js-plotly-plot'); return plot && plot._fullData ? Array.from(plot._fullData[1].y) : []; }"
+TOKENS_PLOT = "Array.from(document.querySelectorAll('.js-plotly-plot')).find(p => p.layout && p.layout.title && p.layout.title.text.includes('Tokens sent per turn'))"
+CONTEXT_LINE = f"() => {{ const plot = {TOKENS_PLOT}; return plot && plot._fullData ? Array.from(plot._fullData[1].y) : []; }}"
 
 
 def _tokens_chart_context(page, unlike: list | None = None) -> list:
@@ -205,3 +206,63 @@ def test_transcript_text_is_shown_as_text_not_markdown(page, tmp_path):
     assert "![pixel](http://127.0.0.1:9/body.png)" in main  # the message, in its card
     assert page.locator("img[src*='127.0.0.1:9']").count() == 0
     assert page.locator("a").filter(has_text=re.compile("127.0.0.1|www|@")).count() == 0
+
+
+def _choose(page, label: str, option: str) -> None:
+    page.get_by_test_id("stSelectbox").filter(has_text=label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    idle(page)
+
+
+# where the first cache-break marker of the cost chart is drawn, in page pixels
+BREAK_MARKER = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    p => p.layout && p.layout.title && p.layout.title.text.includes('Cost per turn (USD)'));
+  if (!plot || !plot._fullData) return null;
+  const trace = plot._fullData.find(t => t.name === 'cache break');
+  if (!trace) return null;
+  const box = plot.getBoundingClientRect(), xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+  return {x: box.left + xa._offset + xa.l2p(trace.x[0]), y: box.top + ya._offset + ya.l2p(trace.y[0]),
+          breaks: trace.x.length};
+}"""
+
+
+def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_eviction(page):
+    from playwright.sync_api import expect
+
+    from playground.ui.figures import dollars
+
+    upload(page, "Upload transcripts", REAL)
+    _choose(page, "Model", "claude-sonnet-4-5")
+    settings = "model: claude-sonnet-4-5\ncontext_window: 200000\n"
+    default = replay_figures(
+        REAL,
+        settings
+        + "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5}, CompactionPolicy: {max_input_tokens: 80000}]",
+    )
+    assert default["saved_usd"] < 0 < default["saved_pct"]
+    wait_for_metric(page, "Money lost", dollars(-default["saved_usd"]))
+    expect(page.get_by_text("cache breaks on 58 turns", exact=False)).to_be_visible()
+    assert "claude-sonnet-4-5 at Anthropic" in page.get_by_test_id("stMain").inner_text()
+
+    page.locator(".st-key-chart_cost").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({BREAK_MARKER})() !== null")
+    page.wait_for_timeout(500)
+    marker = page.evaluate(BREAK_MARKER)
+    assert marker["breaks"] == default["cache_breaks"] == 58
+    page.mouse.move(marker["x"] - 30, marker["y"] - 30)
+    page.mouse.move(marker["x"], marker["y"], steps=10)
+    hover = page.locator(".st-key-chart_cost .hoverlayer")
+    expect(hover).to_contain_text("cache break at message", timeout=10_000)
+    expect(hover).to_contain_text("ToolEvictionPolicy")
+
+    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset").click()
+    page.get_by_role("option", name="Cache-friendly (batched eviction)", exact=True).click()
+    idle(page)
+    batched = replay_figures(
+        REAL,
+        settings
+        + "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5, min_freed_tokens: 5000}, CompactionPolicy: {max_input_tokens: 80000}]",
+    )
+    assert batched["saved_usd"] > 0
+    wait_for_metric(page, "Money saved", dollars(batched["saved_usd"]))
