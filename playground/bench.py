@@ -13,6 +13,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from playground.cost import Pricing, cost_report
 from playground.replay import Settings, replay
 from playground.session import Session
 from playground.tokens import TokenCounter
@@ -142,6 +143,9 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
         floors.append(_timed(floor))
         replays.append(_timed(lambda: replay(session, stack, settings)))
     floor_s, replay_s = min(floors), min(replays)
+    # priced: the replay plus its cost under Anthropic's cache rule (break-point reads, writes)
+    pricing = Pricing(model="claude-sonnet-4-5")
+    priced_s = min(_timed(lambda: cost_report(replay(session, stack, settings), pricing)) for _ in range(3))
     naive_s = _timed(lambda: naive_replay(session, stack, settings))
     tracemalloc.start()
     result = replay(session, stack, settings)
@@ -154,6 +158,8 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
         "tokenize_once_s": round(floor_s, 3),
         "replay_s": round(replay_s, 3),
         "replay_over_floor": round(replay_s / floor_s, 2),
+        "priced_replay_s": round(priced_s, 3),
+        "priced_over_floor": round(priced_s / floor_s, 2),
         "naive_s": round(naive_s, 3),
         "naive_over_replay": round(naive_s / replay_s, 1),
         "peak_memory_mib": round(peak / 2**20, 1),
@@ -161,6 +167,7 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
     out(f"encoding: {figures['encoding']}")
     out(f"tokenize each message once (floor): {floor_s:8.3f} s")
     out(f"replay, default stack:              {replay_s:8.3f} s  ({figures['replay_over_floor']}x the floor)")
+    out(f"replay and price it (Anthropic):    {priced_s:8.3f} s  ({figures['priced_over_floor']}x the floor)")
     out(f"naive engine (re-encode each turn): {naive_s:8.3f} s  ({figures['naive_over_replay']}x the replay)")
     out(f"peak memory of one replay:          {figures['peak_memory_mib']:8.1f} MiB")
     return figures

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import compress, count
+from operator import is_not
 
 from policies import Message
 
@@ -99,12 +101,8 @@ class CacheTurn:
 
 def shared_prefix(previous: Sequence[Message], request: Sequence[Message]) -> int:
     """How many messages open both requests, the same objects in the same places."""
-    n = 0
-    for a, b in zip(previous, request, strict=False):
-        if a is not b:
-            break
-        n += 1
-    return n
+    # the index of the first pair that differs, found at C speed (this runs every turn)
+    return next(compress(count(), map(is_not, previous, request)), min(len(previous), len(request)))
 
 
 def cache_turns(
@@ -141,18 +139,22 @@ def cache_turns(
             and now - last_time > rule.ttl_seconds
         )
         shared = shared_prefix(previous, request)
-        counts = [tokens(m) for m in request]
-        total = tools + sum(counts) + priming
+        # tokens of tools + request[:k] for every k: the shared part's are the previous one's
+        prefix_here = prefix_tokens[: shared + 1]
+        for message in request[shared:]:
+            prefix_here.append(prefix_here[-1] + tokens(message))
+        total = prefix_here[-1] + priming
         broken_at = shared if shared < len(previous) else None
         repaid = prefix_tokens[-1] - prefix_tokens[shared] if broken_at is not None else 0
         cacheable = rule.name != "none" and total >= rule.min_tokens
         read = 0
         if cacheable and not cold and number:
             if rule.breakpoints:
-                entries = [e for e in entries if e <= shared]
-                read = prefix_tokens[entries[-1]] if entries else 0
+                while entries and entries[-1] > shared:  # ascending: drop those past the break
+                    entries.pop()
+                read = prefix_here[entries[-1]] if entries else 0
             else:
-                read = prefix_tokens[shared]
+                read = prefix_here[shared]
             read = read // rule.block * rule.block
             if read < rule.min_tokens:
                 read = 0
@@ -162,13 +164,10 @@ def cache_turns(
         out.append(CacheTurn(read, write, total - read - write, shared, broken_at, repaid, cold))
         if cacheable:
             entries.append(len(request))
-        previous = request
+        previous, prefix_tokens = request, prefix_here
         if replies is not None and not rule.breakpoints:
             previous = (*request, replies[number])
-            counts.append(tokens(replies[number]))
-        prefix_tokens = [tools]
-        for count in counts:
-            prefix_tokens.append(prefix_tokens[-1] + count)
+            prefix_tokens.append(prefix_tokens[-1] + tokens(replies[number]))
         if now is not None:
             last_time = now
     return out

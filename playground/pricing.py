@@ -7,8 +7,9 @@ stay in tokens and the page says "no price known", never a made-up number.
 from __future__ import annotations
 
 import warnings
+from bisect import bisect_left
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from genai_prices import Usage, calc_price
 from genai_prices.types import ModelPrice, TieredPrices
@@ -38,11 +39,22 @@ class Price:
     ) -> float:
         """Dollars for one call: ``input_tokens`` in all, of which ``cache_read`` read from the
         cache and ``cache_write`` written to it; long-context tiers applied by genai-prices."""
-        rates = _flat_rates(self, one_hour)
-        if rates is not None:  # no tiers: linear in each count, so genai-prices' rates per token
-            uncached = input_tokens - cache_read - cache_write
-            return uncached * rates[0] + cache_read * rates[1] + cache_write * rates[2] + output * rates[3]
-        return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
+        if input_tokens in self.thresholds:  # on a tier's edge: let genai-prices decide
+            return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
+        # Within a tier every price is per token (the tier is set by the whole input), so the
+        # rates genai-prices gives for one request in that tier price every request in it.
+        rates = _tier_rates(self, bisect_left(self.thresholds, input_tokens), one_hour)
+        uncached = input_tokens - cache_read - cache_write
+        return uncached * rates[0] + cache_read * rates[1] + cache_write * rates[2] + output * rates[3]
+
+    @cached_property
+    def thresholds(self) -> tuple[int, ...]:
+        """Input sizes where a long-context tier starts (genai-prices' cliff model)."""
+        prices = self.prices
+        parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
+        parts += (prices.cache_write_1h_mtok, prices.output_mtok)
+        starts = {tier.start for p in parts if isinstance(p, TieredPrices) for tier in p.tiers}
+        return tuple(sorted(starts))
 
     def _priced(
         self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
@@ -58,19 +70,17 @@ class Price:
 
 
 @lru_cache(maxsize=512)
-def _flat_rates(price: Price, one_hour: bool) -> tuple[float, float, float, float] | None:
-    """Dollars per token of uncached input, cache read, cache write and output, as genai-prices
-    prices a million of each alone; None where a price has tiers (then every call is priced)."""
-    prices = price.prices
-    parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok, prices.cache_write_1h_mtok)
-    if any(isinstance(p, TieredPrices) for p in (*parts, prices.output_mtok)):
-        return None
+def _tier_rates(price: Price, tier: int, one_hour: bool) -> tuple[float, float, float, float]:
+    """Dollars per token of uncached input, cache read, cache write and output for a request
+    whose input lies in tier ``tier`` (0: under the first threshold), priced by genai-prices."""
+    size = 1 if tier == 0 else price.thresholds[tier - 1] + 1  # one request in that tier
     million = 1_000_000
+    uncached = price._priced(size, 0, 0, 0, one_hour)
     return (
-        price._priced(million, 0, 0, 0, one_hour) / million,
-        price._priced(million, million, 0, 0, one_hour) / million,
-        price._priced(million, 0, million, 0, one_hour) / million,
-        price._priced(0, 0, 0, million, one_hour) / million,
+        uncached / size,
+        price._priced(size, size, 0, 0, one_hour) / size,
+        price._priced(size, 0, size, 0, one_hour) / size,
+        (price._priced(size, 0, 0, million, one_hour) - uncached) / million,
     )
 
 

@@ -154,3 +154,21 @@ def test_the_config_carries_pricing():
     config = parse_config("version: 1\nstack: []\npricing: {model: claude-sonnet-4-5, cache: anthropic-1h}\n")
     assert config.pricing == Pricing(model="claude-sonnet-4-5", cache="anthropic-1h")
     assert parse_config(config.to_yaml()).pricing == config.pricing
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gpt-5.4", "gemini-2.5-pro", "gpt-4o"])
+def test_per_token_rates_give_what_genai_prices_gives_in_every_tier(model):
+    import random
+
+    price = find_price(model)
+    rng = random.Random(7)
+    sizes = [rng.randint(0, 600_000) for _ in range(300)] + [
+        t + d for t in price.thresholds for d in (-1, 0, 1)
+    ]
+    for size in sizes:
+        read = rng.randint(0, size)
+        write = rng.randint(0, size - read)
+        output, hour = rng.randint(0, 5000), rng.random() < 0.5
+        assert price.cost(size, read, write, output, hour) == pytest.approx(
+            price._priced(size, read, write, output, hour), rel=1e-12, abs=1e-15
+        )
