@@ -93,7 +93,6 @@ class CacheTurn:
     read: int
     write: int
     uncached: int
-    shared_messages: int  # messages this request shares, in place, with the previous one
     broken_at: int | None  # first message of the previous request not kept in place; None: kept
     repaid: int  # tokens of the previous request re-sent after the break, paid again
     cold: bool  # the cache had expired (a gap longer than the TTL)
@@ -161,7 +160,7 @@ def cache_turns(
         if cold:
             entries = []
         write = total - read if cacheable and rule.writes else 0
-        out.append(CacheTurn(read, write, total - read - write, shared, broken_at, repaid, cold))
+        out.append(CacheTurn(read, write, total - read - write, broken_at, repaid, cold))
         if cacheable:
             entries.append(len(request))
         previous, prefix_tokens = request, prefix_here

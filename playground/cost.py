@@ -133,7 +133,7 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     if price is not None:
         stack_cost = [turn_cost(price, c, out, rule) for c, out in zip(stack, output, strict=True)]
         raw_cost = [turn_cost(price, c, out, rule) for c, out in zip(raw, output, strict=True)]
-        summary_price = _summary_price(result, pricing) or price
+        summary_price = _summary_price(result) or price
         # a summary is a fresh prompt (LangChain, ADK, Deep Agents): nothing of it cached
         summary_cost = [0.0] * len(result.turns)
         for turn, prompt, summary in summaries:
@@ -144,7 +144,7 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     return report
 
 
-def _summary_price(result: ReplayResult, pricing: Pricing) -> Price | None:
+def _summary_price(result: ReplayResult) -> Price | None:
     """The summarizer's own model where it names one (an endpoint's model), else the replay's."""
     model = result.settings.summarizer.get("model")
     return find_price(model) if isinstance(model, str) and model else None
