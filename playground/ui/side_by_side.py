@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from playground.fates import (
@@ -110,7 +111,8 @@ def show(replayed: Replayed) -> None:
     row = replayed.turns.iloc[turn.number - 1]
     st.caption(
         f"Turn {turn.number}: the request before recorded reply {turn.reply_index} — "
-        f"{row['context_tokens']:,} tokens sent vs {row['raw_tokens']:,} in the raw history."
+        f"{row['context_tokens']:,} tokens sent vs {row['raw_tokens']:,} in the raw history; "
+        f"{row['cache_read_tokens']:,} read from the prompt cache, {row['cache_write_tokens']:,} written."
     )
     lost = tuple(f for f in str(row["lost_facts"]).split("; ") if f)
     if lost:
@@ -128,4 +130,17 @@ def show(replayed: Replayed) -> None:
     left.markdown(f"**Raw history** ({len(raw)} messages)")
     left.markdown("".join(_card(p, lost) for p in raw), unsafe_allow_html=True)
     right.markdown(f"**Compiled context sent** ({len(sent)} messages)")
-    right.markdown("".join(_card(p, show_source=True) for p in sent), unsafe_allow_html=True)
+    cards = [_card(p, show_source=True) for p in sent]
+    broken_at = row["cache_break_at"]
+    if not pd.isna(broken_at):  # where the cached prefix ends: the line the break re-pays from
+        cards.insert(min(int(broken_at), len(cards)), _break_line(row))
+    right.markdown("".join(cards), unsafe_allow_html=True)
+
+
+def _break_line(row: pd.Series) -> str:
+    policy = html_text(row["cache_break_policy"] or "no policy acted")
+    return (
+        '<div class="cache-break" style="border-top:3px dashed #d93025;color:#d93025;font-size:0.85em;'
+        f'margin:6px 0;padding-top:2px">cache break: the prompt cache ends here; '
+        f"{int(row['cache_break_repaid']):,} tokens of the previous request re-paid ({policy})</div>"
+    )

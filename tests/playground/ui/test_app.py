@@ -190,3 +190,31 @@ def test_a_badly_tuned_compaction_is_flagged_as_thrash():
     at.file_uploader(key="config_upload").set_value(("good.yaml", good, "application/x-yaml")).run()
     assert int(metric(at, "Compactions")) > 0
     assert not any(w.value.startswith("Compaction thrash:") for w in at.warning)
+
+
+def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
+    from playground.formats import read_path
+    from playground.metrics import turns_frame
+    from playground.presets import PRESETS
+    from playground.replay import Settings, replay
+
+    session = read_path(Path(APP).parent / "sample_sessions" / "leave_request_hr.json")[0]
+    frame = turns_frame(replay(session, PRESETS["pyagentic recommended"], Settings()))
+    broken = frame[frame["cache_break_at"].notna()]
+    assert not broken.empty
+    first = broken.iloc[0]
+    at = start()
+    at.slider(key="turn").set_value(int(first["turn"])).run()
+    page = "".join(m.value for m in at.markdown)
+    assert page.count('class="cache-break"') == 1
+    assert f"{int(first['cache_break_repaid']):,} tokens of the previous request re-paid" in page
+    before, after = page.split('class="cache-break"')
+    # the line sits between the last message still cached and the first one re-paid
+    at_break = int(first["cache_break_at"])
+    assert f"<b>{at_break - 1}</b>" in before.split("Compiled context sent")[-1]
+    assert (
+        f"<b>{at_break}</b>" in after
+        and f"<b>{at_break}</b>" not in before.split("Compiled context sent")[-1]
+    )
+    at.slider(key="turn").set_value(1).run()
+    assert 'class="cache-break"' not in "".join(m.value for m in at.markdown)
