@@ -287,7 +287,7 @@ def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> di
         },
         "settings": {**config.to_data(), "encoding": result.encoding},
         "turns": frame.astype(object).where(frame.notna(), None).to_dict(orient="records"),
-        "events": events_frame(result).to_dict(orient="records"),
+        "events": events_frame(result, frame).to_dict(orient="records"),
         "summary": {**totals(frame), "summarizer": summarizer_figures(result)},
         "pricing": dict(frame.attrs),
     }

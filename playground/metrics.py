@@ -132,8 +132,9 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
     return frame
 
 
-def events_frame(result: ReplayResult) -> pd.DataFrame:
-    """The event log: one row per policy action or validity violation."""
+def events_frame(result: ReplayResult, turns: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The event log: one row per policy action or validity violation, and, given the turns
+    frame, one ``cache_break`` per turn whose request broke the cached prefix."""
     rows = [
         {
             "turn": e.turn,
@@ -147,6 +148,22 @@ def events_frame(result: ReplayResult) -> pd.DataFrame:
         }
         for e in result.events
     ]
+    if turns is not None and not turns.empty:
+        for row in turns[turns["cache_break_at"].notna()].itertuples():
+            rows.append(
+                {
+                    "turn": row.turn,
+                    "position": 0,
+                    "policy": row.cache_break_policy or "(none acted)",
+                    "action": "cache_break",
+                    "messages": max(row.context_messages - int(row.cache_break_at), 0),
+                    "tokens_before": row.cache_break_repaid,
+                    "tokens_after": 0,
+                    "detail": f"the cached prefix ends at message {int(row.cache_break_at)}: "
+                    f"{row.cache_break_repaid:,} tokens of the previous request re-paid",
+                }
+            )
+        rows.sort(key=lambda r: r["turn"])  # stable: a turn's actions, then its break
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)
 
 

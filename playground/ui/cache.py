@@ -167,7 +167,7 @@ def replayed(
         progress=progress,
     )
     frame = turns_frame(result, pricing)
-    done = Replayed(result, frame, events_frame(result), totals(frame))
+    done = Replayed(result, frame, events_frame(result, frame), totals(frame))
     store.put(key, done, _browser_session())
     return done
 

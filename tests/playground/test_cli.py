@@ -44,6 +44,10 @@ def test_replay_prices_as_another_model_with_its_cache_rule(real_session_path, t
     assert "cost_usd" in printed and "cache_breaks: 58" in printed
     data = json.loads(out.read_text())
     assert data["settings"]["pricing"] == {"model": "claude-sonnet-4-5"}
+    breaks = [e for e in data["events"] if e["action"] == "cache_break"]
+    assert len(breaks) == data["summary"]["cache_breaks"] == 58
+    assert {e["policy"] for e in breaks} == {"ToolEvictionPolicy"}
+    assert sum(e["tokens_before"] for e in breaks) == data["summary"]["cache_break_repaid_tokens"]
     assert data["summary"]["saved_usd"] < 0 < data["summary"]["saved_pct"]  # fewer tokens, more dollars
     assert main(["replay", str(real_session_path), "--price-as", "no-such-model"]) == 0
     assert "priced as no price known (token figures only)" in capsys.readouterr().out
