@@ -34,19 +34,17 @@ def _empty(title: str) -> go.Figure:
     return figure
 
 
+def _raw_line(turns: pd.DataFrame, y: pd.Series) -> go.Scatter:
+    """The raw history as every chart draws it: the reference, dotted grey."""
+    return go.Scatter(x=turns["turn"], y=y, name="raw history", line={"color": COLOURS["raw"], "dash": "dot"})
+
+
 def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int) -> go.Figure:
     """Tokens held by the stack vs the raw history per turn, the window, and compactions marked."""
     figure = _empty("Tokens sent per turn")
     if turns.empty:
         return figure
-    figure.add_trace(
-        go.Scatter(
-            x=turns["turn"],
-            y=turns["raw_tokens"],
-            name="raw history",
-            line={"color": COLOURS["raw"], "dash": "dot"},
-        )
-    )
+    figure.add_trace(_raw_line(turns, turns["raw_tokens"]))
     figure.add_trace(
         go.Scatter(
             x=turns["turn"],
@@ -205,14 +203,7 @@ def cost_chart(turns: pd.DataFrame) -> go.Figure:
         return figure
     for column, name, colour in COST_PARTS:
         figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=name, marker_color=colour))
-    figure.add_trace(
-        go.Scatter(
-            x=turns["turn"],
-            y=turns["raw_cost_usd"],
-            name="raw history",
-            line={"color": COLOURS["raw"], "dash": "dot"},
-        )
-    )
+    figure.add_trace(_raw_line(turns, turns["raw_cost_usd"]))
     breaks = turns[turns["cache_break_at"].notna()]
     if not breaks.empty:
         figure.add_trace(
@@ -244,14 +235,7 @@ def cumulative_cost_chart(turns: pd.DataFrame) -> go.Figure:
     if turns.empty:
         return figure
     stack = (turns["cost_usd"] + turns["summary_cost_usd"]).cumsum()
-    figure.add_trace(
-        go.Scatter(
-            x=turns["turn"],
-            y=turns["raw_cost_usd"].cumsum(),
-            name="raw history",
-            line={"color": COLOURS["raw"], "dash": "dot"},
-        )
-    )
+    figure.add_trace(_raw_line(turns, turns["raw_cost_usd"].cumsum()))
     figure.add_trace(
         go.Scatter(x=turns["turn"], y=stack, name="stack", line={"color": COLOURS["context"], "width": 3})
     )
@@ -264,14 +248,7 @@ def cache_hit_chart(turns: pd.DataFrame) -> go.Figure:
     figure = _empty("Cache hit rate per turn (%)")
     if turns.empty:
         return figure
-    figure.add_trace(
-        go.Scatter(
-            x=turns["turn"],
-            y=100 * turns["raw_cache_read_tokens"] / turns["raw_tokens"],
-            name="raw history",
-            line={"color": COLOURS["raw"], "dash": "dot"},
-        )
-    )
+    figure.add_trace(_raw_line(turns, 100 * turns["raw_cache_read_tokens"] / turns["raw_tokens"]))
     figure.add_trace(
         go.Scatter(
             x=turns["turn"],

@@ -9,7 +9,7 @@ prefix there: a *cache break*, put down to the policy that acted at that turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from playground.caching import RULES, CacheRule, CacheTurn, cache_turns, rule_for
@@ -92,12 +92,8 @@ class CostReport:
     raw_cost: list[dict[str, float]] | None
     summaries: list[tuple[int, int, int]]  # (turn, input, output) tokens per summary made
     summary_cost: list[float] | None  # dollars of the summaries made at each turn
-    breaks: list[CacheBreak] = field(default_factory=list)
-    timed: bool = False  # the transcript recorded when each reply came
-
-    @property
-    def priced(self) -> bool:
-        return self.price is not None
+    breaks: list[CacheBreak]
+    timed: bool  # the transcript recorded when each reply came
 
     @property
     def timing_note(self) -> str:
@@ -138,10 +134,10 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         summary_cost = [0.0] * len(result.turns)
         for turn, prompt, summary in summaries:
             summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary, False)
-    report = CostReport(price, rule, stack, raw, output, stack_cost, raw_cost, summaries, summary_cost)
-    report.timed = timed
-    report.breaks = _breaks(result, stack)
-    return report
+    breaks = _breaks(result, stack)
+    return CostReport(
+        price, rule, stack, raw, output, stack_cost, raw_cost, summaries, summary_cost, breaks, timed
+    )
 
 
 def _summary_price(result: ReplayResult) -> Price | None:

@@ -191,15 +191,14 @@ class BoundedSummarizer:
         size = len(summary.encode("utf-8", "replace"))
         if size > LIMITS.max_summary_bytes:
             raise over("max_summary_bytes", f"the summary is {size:,} bytes")
-        if self.counter is not None and size * 8 > len(transcript):  # a far shorter one is smaller
+        if self.counter is not None:  # what a model would bill, and never more than it replaces
             tokens, replaced = self.counter.text(summary), self.counter.text(transcript)
             if tokens > replaced:
                 raise SummaryRefused(
                     f"the summary ({tokens:,} tokens) is larger than what it replaces ({replaced:,})"
                 )
-        if self.counter is not None:
-            prompt = self.counter.text(system_prompt) + self.counter.text(transcript)
-            self.stats.billed.append((self.stats.turn, prompt, self.counter.text(summary)))
+            prompt = self.counter.text(system_prompt) + replaced
+            self.stats.billed.append((self.stats.turn, prompt, tokens))
         return summary
 
 

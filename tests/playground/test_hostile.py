@@ -352,6 +352,26 @@ def chat(usage) -> bytes:
             ).encode(),
             "item 1: reasoning summary text must be text",
         ),
+        (
+            chat('5, "prompt_tokens_details": {"cached_tokens": -1}'),
+            "message 1: usage.prompt_tokens_details.cached_tokens must be from 0 to 100,000,000, got -1",
+        ),
+        (
+            chat('5, "prompt_cache_hit_tokens": "many"'),
+            "message 1: usage.prompt_cache_hit_tokens must be a number, got text",
+        ),
+        (
+            json.dumps([{"role": "assistant", "content": "a", "extra": {"timestamp": "yesterday"}}]).encode(),
+            "message 0: extra.timestamp must be a time, got 'yesterday'",
+        ),
+        (
+            json.dumps([{"role": "assistant", "content": "a", "extra": {"timestamp": 1e300}}]).encode(),
+            "message 0: extra.timestamp must be a Unix time in seconds, got 1e+300",
+        ),
+        (
+            json.dumps([{"role": "assistant", "content": "a", "extra": {"timestamp": [1]}}]).encode(),
+            "message 0: extra.timestamp must be a Unix time in seconds, got [1]",
+        ),
         ("[]".encode("utf-16"), "UTF-16 text; save the transcript as UTF-8"),
         ('[{"role": "user"}]'.encode("utf-16-le"), "UTF-16 text; save the transcript as UTF-8"),
     ],
