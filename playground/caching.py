@@ -11,7 +11,7 @@ A request's cached prefix is found by message identity: the engine shares unchan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress, count
 from operator import is_not
@@ -86,6 +86,10 @@ def _with_minimum(rule: CacheRule, minimum: int) -> CacheRule:
     return replace(rule, min_tokens=minimum)
 
 
+# a request as what it keeps of the previous one: (messages kept in place, messages after them)
+Delta = tuple[int, Sequence[Message]]
+
+
 @dataclass(frozen=True)
 class CacheTurn:
     """What one request pays for its input: read from the cache, written to it, or neither."""
@@ -100,12 +104,21 @@ class CacheTurn:
 
 def shared_prefix(previous: Sequence[Message], request: Sequence[Message]) -> int:
     """How many messages open both requests, the same objects in the same places."""
-    # the index of the first pair that differs, found at C speed (this runs every turn)
+    # the index of the first pair that differs, found at C speed
     return next(compress(count(), map(is_not, previous, request)), min(len(previous), len(request)))
 
 
+def deltas(requests: Iterable[Sequence[Message]]) -> Iterator[Delta]:
+    """Whole requests as deltas: what each keeps of the one before and what follows."""
+    previous: Sequence[Message] = ()
+    for request in requests:
+        shared = shared_prefix(previous, request)
+        yield shared, request[shared:]
+        previous = request
+
+
 def cache_turns(
-    requests: Sequence[Sequence[Message]],
+    requests: Iterable[Delta],
     tokens: Callable[[Message], int],
     rule: CacheRule,
     times: Sequence[float | None] | None = None,
@@ -115,21 +128,26 @@ def cache_turns(
 ) -> list[CacheTurn]:
     """Per request, how its input tokens split under ``rule``.
 
-    The prefix a request may find cached is what it shares with the previous request followed
-    by that request's reply (``replies``, one per request) where the rule caches any prefix;
-    at Anthropic only at an earlier request's end, where its breakpoint was. Every request
-    opens with ``tools`` tokens of tool definitions (providers put them first, so they are
-    always shared) and ends with ``priming`` tokens that open the reply (never shared).
+    Each request comes as a delta (``deltas``, or the engine's ``Turn.shared`` and
+    ``Turn.tail``): how many messages it keeps in place from the previous request, and the
+    messages after them. The prefix it may find cached is what it shares with the previous
+    request followed by that request's reply (``replies``, one per request) where the rule
+    caches any prefix; at Anthropic only at an earlier request's end, where its breakpoint
+    was. Every request opens with ``tools`` tokens of tool definitions (providers put them
+    first, so they are always shared) and ends with ``priming`` tokens that open the reply
+    (never shared). Work per request is proportional to what changed.
 
     ``times`` (seconds, one per request, None where unknown) makes the cache cold after an
     idle gap longer than the rule's TTL; without times the cache is assumed warm.
     """
     out: list[CacheTurn] = []
-    previous: Sequence[Message] = ()
-    prefix_tokens: list[int] = [tools]  # prefix_tokens[k]: tokens of tools + previous[:k]
+    # prefix[k]: tokens of tools + the previous request's first k messages (then its reply)
+    prefix: list[int] = [tools]
+    length = 0  # messages in the previous request
     entries: list[int] = []  # Anthropic: message counts at which an earlier request ended, cached
     last_time: float | None = None
-    for number, request in enumerate(requests):
+    any_prefix = replies is not None and not rule.breakpoints
+    for number, (kept, tail) in enumerate(requests):
         now = times[number] if times else None
         cold = bool(
             rule.ttl_seconds
@@ -137,23 +155,25 @@ def cache_turns(
             and last_time is not None
             and now - last_time > rule.ttl_seconds
         )
-        shared = shared_prefix(previous, request)
-        # tokens of tools + request[:k] for every k: the shared part's are the previous one's
-        prefix_here = prefix_tokens[: shared + 1]
-        for message in request[shared:]:
-            prefix_here.append(prefix_here[-1] + tokens(message))
-        total = prefix_here[-1] + priming
-        broken_at = shared if shared < len(previous) else None
-        repaid = prefix_tokens[-1] - prefix_tokens[shared] if broken_at is not None else 0
+        broken_at = kept if kept < length else None
+        repaid = prefix[length] - prefix[kept] if broken_at is not None else 0
+        shared = kept
+        if any_prefix and number and kept == length and tail and tail[0] == replies[number - 1]:
+            shared += 1  # the previous reply, where the provider cached it after its request
+        del prefix[shared + 1 :]  # what follows the shared part is this request's own
+        for message in tail[shared - kept :]:
+            prefix.append(prefix[-1] + tokens(message))
+        length = kept + len(tail)
+        total = prefix[length] + priming
         cacheable = rule.name != "none" and total >= rule.min_tokens
         read = 0
         if cacheable and not cold and number:
             if rule.breakpoints:
                 while entries and entries[-1] > shared:  # ascending: drop those past the break
                     entries.pop()
-                read = prefix_here[entries[-1]] if entries else 0
+                read = prefix[entries[-1]] if entries else 0
             else:
-                read = prefix_here[shared]
+                read = prefix[shared]
             read = read // rule.block * rule.block
             if read < rule.min_tokens:
                 read = 0
@@ -162,11 +182,9 @@ def cache_turns(
         write = total - read if cacheable and rule.writes else 0
         out.append(CacheTurn(read, write, total - read - write, broken_at, repaid, cold))
         if cacheable:
-            entries.append(len(request))
-        previous, prefix_tokens = request, prefix_here
-        if replies is not None and not rule.breakpoints:
-            previous = (*request, replies[number])
-            prefix_tokens.append(prefix_tokens[-1] + tokens(replies[number]))
+            entries.append(length)
+        if any_prefix:
+            prefix.append(prefix[-1] + tokens(replies[number]))
         if now is not None:
             last_time = now
     return out

@@ -9,10 +9,11 @@ prefix there: a *cache break*, put down to the policy that acted at that turn.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from playground.caching import RULES, CacheRule, CacheTurn, cache_turns, rule_for
+from playground.caching import RULES, CacheRule, CacheTurn, Delta, cache_turns, rule_for
 from playground.pricing import PROVIDERS, Price, default_cache_rule, find_price, turn_cost
 from playground.replay import ReplayResult
 from playground.tokens import REPLY_PRIMING
@@ -120,9 +121,8 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     replies = [session.messages[t.reply_index] for t in result.turns]
     when = times if timed else None
     fixed = dict(tools=result.counter.tools(session.tools), priming=REPLY_PRIMING)
-    stack = cache_turns([t.request for t in result.turns], count, rule, when, replies, **fixed)
-    raw_requests = [session.messages[: t.reply_index] for t in result.turns]
-    raw = cache_turns(raw_requests, count, rule, when, replies, **fixed)
+    stack = cache_turns(((t.shared, t.tail) for t in result.turns), count, rule, when, replies, **fixed)
+    raw = cache_turns(_raw_deltas(result), count, rule, when, replies, **fixed)
     output = [count(reply) for reply in replies]
     summaries = list(result.summary_stats.billed)
     stack_cost = raw_cost = summary_cost = None
@@ -138,6 +138,14 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     return CostReport(
         price, rule, stack, raw, output, stack_cost, raw_cost, summaries, summary_cost, breaks, timed
     )
+
+
+def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:
+    """The raw history's requests as deltas: each keeps all of the one before."""
+    messages, previous = result.session.messages, 0
+    for turn in result.turns:
+        yield previous, messages[previous : turn.reply_index]
+        previous = turn.reply_index
 
 
 def _summary_price(result: ReplayResult) -> Price | None:

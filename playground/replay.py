@@ -72,11 +72,18 @@ class Turn:
     tokens_by_bucket: dict[str, int]
     stubs_held: int
     violations: tuple[Violation, ...]
+    shared: int = 0  # messages opening the request that the previous turn's request held in place
 
     @property
     def request(self) -> tuple[Message, ...]:
         """The full request of this turn, standing rules included."""
         return self.pinned + self.context
+
+    @property
+    def tail(self) -> tuple[Message, ...]:
+        """The request's messages after the ``shared`` ones: what this turn sent anew."""
+        start = self.shared - len(self.pinned)
+        return self.context[start:] if start >= 0 else self.request[self.shared :]
 
 
 @dataclass
@@ -162,6 +169,7 @@ class _Run:
         self.fixed_tokens = counter.request((), counter.tools(session.tools))
         self.working = RunningContext(counter)
         self.turns: list[Turn] = []
+        self.sent = 0  # working messages in the last request
         self.events: list[Event] = []
         self.last_usage: int | None = None
         self.progress = progress
@@ -207,6 +215,7 @@ class _Run:
     def compile(self, reply_index: int, raw_before: int) -> None:
         turn = len(self.turns) + 1
         working = self.working
+        kept = self.sent  # of the last request's working messages, how many stand in place
         self.summarizer.stats.turn = turn  # summaries made now are billed to this turn
         for k, (position, policy) in enumerate(self.compilers):
             event = CompileEvent(
@@ -221,8 +230,9 @@ class _Run:
             before = working.tokens
             changed = policy.on_compile(event, working.items)
             if changed is not None:
-                kept = working.replace(changed)  # written back: the next turn starts from what was sent
-                self.unchanged = [min(u, kept) for u in self.unchanged]
+                same = working.replace(changed)  # written back: the next turn starts from what was sent
+                self.unchanged = [min(u, same) for u in self.unchanged]
+                kept = min(kept, same)
             self.unchanged[k] = len(working.items)  # appends keep it; later rewrites lower it
             self.record(turn, position, policy, event.actions, before, working.tokens)
 
@@ -248,8 +258,10 @@ class _Run:
                 tokens_by_bucket=by_bucket,
                 stubs_held=working.count_of("stub"),
                 violations=violations,
+                shared=len(self.pinned) + kept if self.turns else 0,
             )
         )
+        self.sent = len(working.items)
         self.last_usage = context_tokens
 
     def record(self, turn, position, policy, actions: list[Action], before: int, after: int) -> None:

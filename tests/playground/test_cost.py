@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from playground.caching import cache_turns, rule_for
+from playground.caching import cache_turns, deltas, rule_for
 from playground.config import parse_config
 from playground.cost import Pricing, PricingError, cost_report
 from playground.formats import read_path
@@ -25,7 +25,7 @@ def messages(n: int) -> list[Message]:
 
 
 def split(requests, rule_name, size=100, model="", **kw):
-    return cache_turns(requests, lambda m: size, rule_for(rule_name, model), **kw)
+    return cache_turns(deltas(requests), lambda m: size, rule_for(rule_name, model), **kw)
 
 
 def test_openai_hits_start_at_1024_tokens_in_128_token_steps():
@@ -114,6 +114,13 @@ def test_a_break_is_put_down_to_the_policy_that_acted(real_session_path):
     assert all(b.repaid > 0 for b in report.breaks)
     raw = cost_report(replay(session, [], CLAUDE))
     assert raw.breaks == []  # raw history only grows
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_engine_knows_what_each_request_keeps_of_the_last(real_session_path, preset):
+    # cost reads each turn as a delta from the engine; it must be what the requests say
+    result = replay(read_path(real_session_path)[0], PRESETS[preset], CLAUDE)
+    assert [(t.shared, t.tail) for t in result.turns] == list(deltas(t.request for t in result.turns))
 
 
 def test_predicted_cache_hits_match_what_deepseek_recorded(real_session_path):
