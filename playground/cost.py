@@ -93,6 +93,7 @@ class CostReport:
     raw_cost: list[dict[str, float]] | None
     summaries: list[tuple[int, int, int]]  # (turn, input, output) tokens per summary made
     summary_cost: list[float] | None  # dollars of the summaries made at each turn
+    summary_priced_as: str | None  # the model the summaries are priced as
     breaks: list[CacheBreak]
     timed: bool  # the transcript recorded when each reply came
 
@@ -125,18 +126,30 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     raw = cache_turns(_raw_deltas(result), count, rule, when, replies, **fixed)
     output = [count(reply) for reply in replies]
     summaries = list(result.summary_stats.billed)
-    stack_cost = raw_cost = summary_cost = None
+    stack_cost = raw_cost = summary_cost = summary_priced_as = None
     if price is not None:
         stack_cost = [turn_cost(price, c, out, rule) for c, out in zip(stack, output, strict=True)]
         raw_cost = [turn_cost(price, c, out, rule) for c, out in zip(raw, output, strict=True)]
         summary_price = _summary_price(result) or price
+        summary_priced_as = summary_price.label
         # a summary is a fresh prompt (LangChain, ADK, Deep Agents): nothing of it cached
         summary_cost = [0.0] * len(result.turns)
         for turn, prompt, summary in summaries:
             summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary, False)
     breaks = _breaks(result, stack)
     return CostReport(
-        price, rule, stack, raw, output, stack_cost, raw_cost, summaries, summary_cost, breaks, timed
+        price,
+        rule,
+        stack,
+        raw,
+        output,
+        stack_cost,
+        raw_cost,
+        summaries,
+        summary_cost,
+        summary_priced_as,
+        breaks,
+        timed,
     )
 
 

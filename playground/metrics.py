@@ -25,6 +25,8 @@ ACTION_COLUMNS = {
     "compact": "compacted_messages",
     "fold": "compacted_messages",
 }
+# the summarizer calls a turn's policies made, and their tokens (priced as calls of their own)
+SUMMARY_COLUMNS = ("summary_calls", "summary_input_tokens", "summary_output_tokens")
 EVENT_COLUMNS = [
     "turn",
     "position",
@@ -66,6 +68,10 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
     quality = {q.turn: q for q in quality_measures.per_turn(result)}
     report = cost_report(result, pricing)
     breaks = {b.turn: b for b in report.breaks}
+    summaries: dict[int, list[int]] = {}  # turn -> [calls, input tokens, output tokens]
+    for number, prompt, summary in report.summaries:
+        billed = summaries.setdefault(number, [0, 0, 0])
+        billed[0], billed[1], billed[2] = billed[0] + 1, billed[1] + prompt, billed[2] + summary
     for n, turn in enumerate(result.turns):
         cached, raw_cached, brk = report.stack[n], report.raw[n], breaks.get(turn.number)
         counts = per_turn.get(turn.number, {})
@@ -107,6 +113,7 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
                 "cold_cache": int(cached.cold),
                 "cost_usd": None if report.stack_cost is None else report.stack_cost[n]["total"],
                 "summary_cost_usd": None if report.summary_cost is None else report.summary_cost[n],
+                **dict(zip(SUMMARY_COLUMNS, summaries.get(turn.number, (0, 0, 0)), strict=True)),
                 "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n]["total"],
             }
         )
@@ -129,6 +136,7 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
     frame.attrs["priced_as"] = report.price.label if report.price else None
     frame.attrs["cache_rule"] = report.rule.label
     frame.attrs["cache_timing"] = report.timing_note
+    frame.attrs["summaries_priced_as"] = report.summary_priced_as
     return frame
 
 
@@ -208,6 +216,7 @@ def money(frame: pd.DataFrame) -> dict[str, float | int | None]:
         "cache_breaks": int(frame["cache_break_at"].notna().sum()),
         "cache_break_repaid_tokens": int(frame["cache_break_repaid"].sum()),
         "cold_cache_turns": int(frame["cold_cache"].sum()),
+        **{column: int(frame[column].sum()) for column in SUMMARY_COLUMNS},
         "cost_usd": None,
         "raw_cost_usd": None,
         "summary_cost_usd": None,

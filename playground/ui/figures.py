@@ -62,6 +62,13 @@ def money(replayed: Replayed) -> None:
         "prefix ends there and everything after it is paid (and written) again.",
     )
     st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}** (genai-prices); prompt cache: {where}.")
+    if figures["summary_calls"]:
+        st.markdown(
+            f"**Summaries: {dollars(figures['summary_cost_usd'])}** of the stack's cost, "
+            f"{figures['summary_calls']:,} summarizer call(s): {figures['summary_input_tokens']:,} tokens in, "
+            f"{figures['summary_output_tokens']:,} out, priced as "
+            f"{escape_markdown(attrs.get('summaries_priced_as') or '')} without caching."
+        )
     if saved < 0:  # red, the reason beside it; an error box is for what failed
         st.markdown(
             f":red[**This stack costs {dollars(-saved)} more than the raw history "

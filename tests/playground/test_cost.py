@@ -155,6 +155,15 @@ def test_summaries_are_priced_as_calls_of_their_own(real_session_path):
     figures = totals(frame)
     assert figures["summary_cost_usd"] > 0
     assert figures["cost_usd"] == pytest.approx(frame["cost_usd"].sum() + figures["summary_cost_usd"])
+    assert figures["summary_calls"] == made
+    tokens_in = sum(prompt for _, prompt, _ in result.summary_stats.billed)
+    tokens_out = sum(summary for _, _, summary in result.summary_stats.billed)
+    assert (figures["summary_input_tokens"], figures["summary_output_tokens"]) == (tokens_in, tokens_out)
+    sonnet = find_price("claude-sonnet-4-5")
+    assert figures["summary_cost_usd"] == pytest.approx(
+        sonnet.cost(tokens_in, 0, 0, tokens_out, False), rel=1e-4
+    )
+    assert frame.attrs["summaries_priced_as"] == sonnet.label
 
 
 def test_the_config_carries_pricing():

@@ -218,3 +218,15 @@ def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
     )
     at.slider(key="turn").set_value(1).run()
     assert 'class="cache-break"' not in "".join(m.value for m in at.markdown)
+
+
+def test_the_summaries_a_stack_asks_for_have_their_own_cost_line():
+    at = start()
+    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    page = "".join(m.value for m in at.markdown)
+    assert "Summaries:" not in page  # the default stack does not compact this session
+    compacting = b"version: 1\nstack:\n- CompactionPolicy: {max_input_tokens: 12000, keep_recent: 6}\n"
+    at.file_uploader(key="config_upload").set_value(("c.yaml", compacting, "application/x-yaml")).run()
+    line = next(m.value for m in at.markdown if m.value.startswith("**Summaries: $"))
+    calls = int(metric(at, "Compactions"))
+    assert f"{calls:,} summarizer call(s)" in line and "priced as" in line
