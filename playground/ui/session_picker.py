@@ -38,8 +38,10 @@ def show(key: str = "session") -> Session | None:
     """The picker in the sidebar; returns the chosen session (None when nothing is readable)."""
     st.header("Session")
     uploads = st.file_uploader(
-        "Upload transcripts (JSON or JSONL)",
-        type=["json", "jsonl"],
+        "Upload transcripts (JSON or JSONL: .json, .jsonl, .traj, ...)",
+        # any name: the readers know a transcript by its content, and say in words why a file
+        # is not one (a type filter would refuse .traj files with a hover-only message)
+        type=None,
         accept_multiple_files=True,
         key=f"{key}_uploads",
         help="OpenAI chat, Anthropic Messages, OpenAI Responses, LangChain dumps, trajectories; files of several runs too.",

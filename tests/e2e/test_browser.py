@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 from playground.cli import main as cli
 from playground.config import load_config, parse_config
@@ -64,6 +65,21 @@ def test_upload_a_transcript_and_see_its_figures(page):
     wait_for_metric(page, "Stubs created", str(expected["stubs_created"]))
     wait_for_metric(page, "Peak context", f"{expected['peak_context_tokens']:,}")
     assert "astropy__astropy-12907" in page.get_by_test_id("stSidebar").inner_text()
+
+
+def test_a_traj_file_is_accepted_and_a_file_that_is_no_transcript_says_why(page, tmp_path):
+    traj = tmp_path / "astropy.traj"  # SWE-agent's own extension
+    traj.write_bytes(REAL.read_bytes())
+    upload(page, "Upload transcripts", traj)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("astropy__astropy-12907 · openai-chat · 129 messages")
+    assert "not allowed" not in sidebar.inner_text()
+    notes = tmp_path / "notes.pdf"
+    notes.write_bytes(b"%PDF-1.7\n\x00\x01binary")
+    upload(page, "Upload transcripts", notes)
+    message = sidebar.get_by_test_id("stAlert").filter(has_text="notes.pdf")
+    expect(message).to_be_visible()
+    assert "Traceback" not in page.content()
 
 
 def _items(page):
