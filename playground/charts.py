@@ -64,6 +64,18 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
                 marker={"color": COLOURS["recorded"], "size": 5},
             )
         )
+    over = turns[turns["over_window"] > 0]
+    if not over.empty:  # a provider would refuse these requests outright
+        figure.add_trace(
+            go.Scatter(
+                x=over["turn"],
+                y=over["context_tokens"],
+                name="over the context window",
+                mode="markers",
+                marker={"color": COLOURS["window"], "size": 9, "symbol": "x"},
+                hovertemplate="turn %{x}: %{y:,} tokens, over the window<extra></extra>",
+            )
+        )
     if context_window <= 3 * float(turns["raw_tokens"].max()):
         figure.add_hline(
             y=context_window,

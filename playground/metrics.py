@@ -15,6 +15,7 @@ from playground.cost import Pricing, cost_report
 from playground.pricing import PARTS
 from playground.replay import ReplayResult
 from playground.running import BUCKETS
+from playground.validity import OVER_WINDOW
 
 # action name -> per-turn column counting the messages it affected
 # a fold (tiered eviction's decision log) summarizes messages too, so it counts as compacted
@@ -93,6 +94,7 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
             "summary_failures": counts.get("summary_failures", 0),
             "thrash": counts.get("thrash", 0),
             "violations": len(turn.violations),
+            "over_window": int(any(v.rule == OVER_WINDOW for v in turn.violations)),
             "refetches": len(quality[turn.number].refetched),
             "facts_lost": len(quality[turn.number].lost_facts),
             "lost_facts": "; ".join(quality[turn.number].lost_facts),
@@ -197,6 +199,7 @@ def totals(frame: pd.DataFrame) -> dict[str, float | int]:
         "summary_failures": int(frame["summary_failures"].sum()),
         "thrash_events": int(frame["thrash"].sum()),
         "turns_with_violations": int((frame["violations"] > 0).sum()),
+        "turns_over_window": int(frame["over_window"].sum()),
         "refetches": int(frame["refetches"].sum()),
         "turns_with_facts_lost": int((frame["facts_lost"] > 0).sum()),
         "distinct_facts_lost": len({f for cell in frame["lost_facts"] for f in cell.split("; ") if f}),

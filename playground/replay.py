@@ -20,7 +20,7 @@ from playground.session import Session
 from playground.summarizers import SummaryStats, make_summarizer
 from playground.summary_cache import SummaryCache
 from playground.tokens import TokenCounter
-from playground.validity import Violation, check_standing
+from playground.validity import Violation, check_standing, check_window
 from policies.base import Action, AppendEvent, CompileEvent, Policy
 from policies.messages import STANDING_ROLES, Message
 from policies.registry import PolicySpec
@@ -236,16 +236,18 @@ class _Run:
             self.unchanged[k] = len(working.items)  # appends keep it; later rewrites lower it
             self.record(turn, position, policy, event.actions, before, working.tokens)
 
+        context_tokens = self.pinned_tokens + working.tokens + self.fixed_tokens
         offset = len(self.pinned)
         head = (*self.pinned, *working.items[: len(self.standing)])
         violations = tuple(
-            [v.shifted(offset) for v in working.violations()] + check_standing(head, self.standing)
+            [v.shifted(offset) for v in working.violations()]
+            + check_standing(head, self.standing)
+            + check_window(context_tokens, self.settings.context_window)
         )
         for v in violations:
             self.events.append(Event(turn, 0, "validity", v.rule, (), 0, 0, str(v)))
         by_bucket = working.by_bucket()
         by_bucket["system"] += self.pinned_tokens
-        context_tokens = self.pinned_tokens + working.tokens + self.fixed_tokens
         self.turns.append(
             Turn(
                 number=turn,

@@ -4,7 +4,8 @@
   tool results between them;
 - every call of an assistant message has its result before the next non-tool message
   (calls still pending at the end are fine);
-- the standing rules are all there, unchanged, at the front.
+- the standing rules are all there, unchanged, at the front;
+- the request fits the model's context window (else the provider refuses it outright).
 """
 
 from __future__ import annotations
@@ -33,6 +34,17 @@ class Violation:
 ORPHAN_RESULT = "orphan_result"
 MISSING_RESULT = "missing_result"
 STANDING_RULES = "standing_rules"
+OVER_WINDOW = "over_window"
+
+
+def check_window(tokens: int, context_window: int) -> list[Violation]:
+    """A request of ``tokens`` over ``context_window``: the provider would reject it."""
+    if tokens <= context_window:
+        return []
+    over = tokens - context_window
+    return [
+        Violation(OVER_WINDOW, 0, f"{tokens:,} tokens, {over:,} over the {context_window:,}-token window")
+    ]
 
 
 def check_request(messages: Sequence[Message], standing: Sequence[Message] = ()) -> list[Violation]:

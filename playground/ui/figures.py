@@ -125,8 +125,16 @@ def headline(replayed: Replayed) -> None:
     row2[3].metric(
         "Turns with violations",
         f"{figures['turns_with_violations']:,}",
-        help="Turns whose request a provider would reject (broken call/result pairs, standing rules missing).",
+        help="Turns whose request a provider would reject (over the context window, broken call/result "
+        "pairs, standing rules missing).",
     )
+    if figures["turns_over_window"]:
+        st.warning(
+            f"**{figures['turns_over_window']:,} of {figures['turns']:,} turns send more than the "
+            f"{replayed.result.settings.context_window:,}-token context window** (peak "
+            f"{figures['peak_context_tokens']:,}): the provider would refuse these requests. Add a policy "
+            "that keeps the context under the window, or pick a model with a larger one."
+        )
     row3 = st.columns(4)
     row3[0].metric(
         "Facts lost",

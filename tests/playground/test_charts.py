@@ -13,6 +13,7 @@ def turns(n=4, **columns):
             "recorded_prompt_tokens": pd.array([1010, None, 3020, 4050][:n], dtype="Int64"),
             "stubs_created": [0, 1, 0, 2][:n],
             "stubs_held": [0, 1, 1, 3][:n],
+            "over_window": [0, 0, 0, 0][:n],
             "removed_by_1_ToolEvictionPolicy": [0, 50, 0, 70][:n],
             "removed_by_2_CompactionPolicy": [0, 0, 900, 0][:n],
             **{f"tokens_{b}": [10] * n for b in ("system", "user", "assistant", "tool", "stub", "summary")},
@@ -37,6 +38,12 @@ def test_tokens_chart_has_raw_context_recorded_and_a_marker_per_compaction():
     assert "12 messages compacted" in marker.hovertext[0] and "2,400 → 600" in marker.hovertext[0]
     assert list(figure.data[2].x) == [1, 3, 4]  # turns without recorded usage are left out
     assert figure.layout.shapes[0].y0 == 8000  # the context window line
+
+
+def test_turns_over_the_window_are_marked():
+    figure = charts.tokens_chart(turns(over_window=[0, 1, 0, 0]), compaction_events(), context_window=1200)
+    marker = next(t for t in figure.data if t.name == "over the context window")
+    assert list(marker.x) == [2] and list(marker.y) == [1500]
 
 
 def test_a_far_larger_window_is_named_not_drawn():

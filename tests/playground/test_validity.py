@@ -40,3 +40,26 @@ def test_standing_rules_must_be_intact():
     rules = [system("Rule one."), system("Rule two.")]
     assert check_request([rules[0], user()], rules)[0].rule == STANDING_RULES
     assert check_request([system("Rule one!"), rules[1], user()], rules)[0].position == 0
+
+
+def test_a_request_over_the_context_window_is_a_violation_on_every_turn_it_happens(real_session_path):
+    from playground.formats import read_path
+    from playground.metrics import events_frame, totals, turns_frame
+    from playground.replay import Settings, replay
+
+    session = read_path(real_session_path)[0]
+    result = replay(session, [], Settings(model="gpt-3.5-turbo", context_window=16_385))
+    frame = turns_frame(result)
+    over = frame[frame["context_tokens"] > 16_385]
+    assert len(over) > 10
+    figures = totals(frame)
+    assert figures["turns_over_window"] == len(over) == figures["turns_with_violations"]
+    events = events_frame(result)
+    rows = events[events["action"] == "over_window"]
+    assert rows["turn"].tolist() == over["turn"].tolist()
+    peak = int(over["context_tokens"].max())
+    assert any(
+        f"{peak:,} tokens, {peak - 16_385:,} over the 16,385-token window" in d for d in rows["detail"]
+    )
+    roomy = totals(turns_frame(replay(session, [], Settings(model="gpt-3.5-turbo", context_window=200_000))))
+    assert roomy["turns_over_window"] == 0

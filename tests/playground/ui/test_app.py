@@ -230,3 +230,16 @@ def test_the_summaries_a_stack_asks_for_have_their_own_cost_line():
     line = next(m.value for m in at.markdown if m.value.startswith("**Summaries: $"))
     calls = int(metric(at, "Compactions"))
     assert f"{calls:,} summarizer call(s)" in line and "priced as" in line
+
+
+def test_requests_over_the_context_window_are_warned_about_and_marked_on_the_chart():
+    at = start()
+    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    assert not any("context window**" in w.value for w in at.warning)
+    at.number_input(key="context_window").set_value(4_000).run()
+    warning = next(w.value for w in at.warning if "4,000-token context window" in w.value)
+    assert "would refuse these requests" in warning
+    over = int(warning.split(" of ")[0].strip("*"))
+    assert over > 0 and int(metric(at, "Turns with violations")) >= over
+    chart = next(c for c in at.get("plotly_chart") if "Tokens sent per turn" in c.proto.spec)
+    assert "over the context window" in chart.proto.spec
