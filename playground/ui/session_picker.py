@@ -26,6 +26,26 @@ def sample_files() -> list[Path]:
     return sorted(files, key=lambda p: p.name != DEFAULT_SAMPLE)
 
 
+def _distinct(uploads: list) -> list[tuple[str, bytes]]:
+    """Each uploaded file once, under a name of its own: a second file of the same name is
+    "name (2)"; the same bytes uploaded again are said to be so and shown once."""
+    seen: dict[bytes, str] = {}
+    names: dict[str, int] = {}
+    out = []
+    for upload in uploads:
+        data = upload.getvalue()
+        if data in seen:
+            st.info(
+                f"{escape_markdown(upload.name)}: the same file as {escape_markdown(seen[data])}, shown once."
+            )
+            continue
+        names[upload.name] = names.get(upload.name, 0) + 1
+        name = upload.name if names[upload.name] == 1 else f"{upload.name} ({names[upload.name]})"
+        seen[data] = name
+        out.append((name, data))
+    return out
+
+
 def _choices(origin: str, name: str, loaded: cache.Loaded) -> list[Choice]:
     many = len(loaded.sessions) > 1
     return [
@@ -47,11 +67,11 @@ def show(key: str = "session") -> Session | None:
         help="OpenAI chat, Anthropic Messages, OpenAI Responses, LangChain dumps, trajectories; files of several runs too.",
     )
     choices: list[Choice] = []
-    for upload in uploads or []:
-        loaded = cache.load(upload.getvalue(), upload.name)
+    for name, data in _distinct(uploads or []):
+        loaded = cache.load(data, name)
         if loaded.error:
             st.error(escape_markdown(loaded.error))
-        choices += _choices("upload", upload.name, loaded)
+        choices += _choices("upload", name, loaded)
     for path in sample_files():
         loaded = cache.load_path(path)
         if loaded.error:  # a broken sample is a bug, but it must not take the page down

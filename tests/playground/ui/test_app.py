@@ -243,3 +243,25 @@ def test_requests_over_the_context_window_are_warned_about_and_marked_on_the_cha
     assert over > 0 and int(metric(at, "Turns with violations")) >= over
     chart = next(c for c in at.get("plotly_chart") if "Tokens sent per turn" in c.proto.spec)
     assert "over the context window" in chart.proto.spec
+
+
+def test_two_uploads_of_one_name_can_both_be_picked_and_a_repeat_is_shown_once():
+    samples = Path(APP).parent / "sample_sessions"
+    first = (samples / "leave_request_hr.json").read_bytes()
+    second = (samples / "coding_agent_bugfix.json").read_bytes()
+    at = start()
+    files = [
+        ("run.json", first, "application/json"),
+        ("run.json", second, "application/json"),
+        ("copy.json", first, "application/json"),
+    ]
+    at.file_uploader(key="session_uploads").set_value(files).run()
+    assert not at.exception
+    options = at.selectbox(key="session_choice").options
+    uploads = [o for o in options if o.startswith("upload: ")]
+    assert uploads == ["upload: run.json", "upload: run.json (2)"]
+    assert any("copy.json: the same file as run.json, shown once" in text(i) for i in at.info)
+    at.selectbox(key="session_choice").set_value("upload: run.json (2)").run()
+    caption = next(c.value for c in at.caption if " turns · " in c.value)
+    at.selectbox(key="session_choice").set_value("upload: run.json").run()
+    assert next(c.value for c in at.caption if " turns · " in c.value) != caption
