@@ -13,6 +13,7 @@ import streamlit as st
 from streamlit_sortables import sort_items
 
 from playground.presets import available_presets
+from playground.ui.text import escape_markdown
 from policies.base import Param
 from policies.registry import POLICY_TYPES, PolicySpec
 
@@ -129,7 +130,17 @@ def _remove(entry_id: int) -> None:
 
 
 def _apply_preset() -> None:
-    replace_stack(available_presets()[st.session_state["stack_preset"]])
+    name = st.session_state["stack_preset"]
+    if name is None:
+        return
+    replace_stack(available_presets()[name])
+    st.session_state["stack_from_preset"] = name
+    st.session_state["stack_preset"] = None  # back to "Load a preset…": picking it again reloads it
+
+
+def _enabled(entry: dict[str, Any]) -> bool:
+    """Whether the entry is on as of this run: its toggle, where it has been drawn already."""
+    return bool(st.session_state.get(f"enabled_{entry['id']}", entry["enabled"]))
 
 
 def _labels(stack: list[dict]) -> list[str]:
@@ -137,9 +148,8 @@ def _labels(stack: list[dict]) -> list[str]:
     labels = []
     for entry in stack:
         counts[entry["name"]] = counts.get(entry["name"], 0) + 1
-        labels.append(
-            entry["name"] if counts[entry["name"]] == 1 else f"{entry['name']} ({counts[entry['name']]})"
-        )
+        label = entry["name"] if counts[entry["name"]] == 1 else f"{entry['name']} ({counts[entry['name']]})"
+        labels.append(label if _enabled(entry) else f"{label} (disabled)")
     return labels
 
 
@@ -147,6 +157,7 @@ def show() -> list[PolicySpec]:
     """The editor; returns the stack as specs."""
     if st.session_state["stack"] is None:
         replace_stack(available_presets()[DEFAULT_PRESET])
+        st.session_state["stack_from_preset"] = DEFAULT_PRESET
     st.subheader("Policy stack")
     presets = available_presets()
     st.selectbox(
@@ -157,6 +168,7 @@ def show() -> list[PolicySpec]:
         key="stack_preset",
         on_change=_apply_preset,
     )
+    origin_note = st.empty()  # filled once every widget below has given its value
     add_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
     add_col.selectbox("Add a policy", sorted(POLICY_TYPES), key="stack_add_choice")
     button_col.button("Add", on_click=_add, key="stack_add", width="stretch")
@@ -175,12 +187,16 @@ def show() -> list[PolicySpec]:
         st.info("No policies: the context is the raw history.")
     for position, entry in enumerate(stack, start=1):
         _entry(position, entry)
+    origin = st.session_state.get("stack_from_preset")
+    if origin in presets:
+        edited = specs() != presets[origin]
+        origin_note.caption(f"From preset **{escape_markdown(origin)}**" + (", edited" if edited else ""))
     return specs()
 
 
 def _entry(position: int, entry: dict[str, Any]) -> None:
     cls = POLICY_TYPES[entry["name"]]
-    title = f"{position}. {entry['name']}" + ("" if entry["enabled"] else " (disabled)")
+    title = f"{position}. {entry['name']}" + ("" if _enabled(entry) else " (disabled)")
     with st.expander(title, expanded=len(st.session_state["stack"]) <= 3):
         st.caption((cls.__doc__ or "").strip().split("\n\n")[0])
         on_col, remove_col = st.columns([1, 1], vertical_alignment="center")

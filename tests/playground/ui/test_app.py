@@ -265,3 +265,31 @@ def test_two_uploads_of_one_name_can_both_be_picked_and_a_repeat_is_shown_once()
     caption = next(c.value for c in at.caption if " turns · " in c.value)
     at.selectbox(key="session_choice").set_value("upload: run.json").run()
     assert next(c.value for c in at.caption if " turns · " in c.value) != caption
+
+
+def test_picking_a_preset_again_reloads_it_and_the_editor_says_where_the_stack_came_from():
+    at = start()
+
+    def origin() -> str:
+        return next(c.value for c in at.caption if c.value.startswith("From preset"))
+
+    assert origin() == "From preset **pyagentic recommended**"
+    eviction = entry_id(at, "ToolEvictionPolicy")
+    at.slider(key=f"param_{eviction}_keep_last_n").set_value(1).run()
+    assert origin() == "From preset **pyagentic recommended**, edited"
+    assert metric(at, "Stubs created") == "12"
+    at.selectbox(key="stack_preset").set_value("pyagentic recommended").run()
+    assert at.selectbox(key="stack_preset").value is None  # back to "Load a preset…"
+    assert origin() == "From preset **pyagentic recommended**"
+    assert metric(at, "Stubs created") == "8"  # the preset's own keep_last_n again
+    at.selectbox(key="stack_preset").set_value("pyagentic recommended").run()  # and again
+    assert metric(at, "Stubs created") == "8" and not at.exception
+
+
+def test_disabling_a_policy_marks_it_at_once():
+    at = start()
+    eviction = entry_id(at, "ToolEvictionPolicy")
+    at.toggle(key=f"enabled_{eviction}").set_value(False).run()
+    assert any(e.label == "2. ToolEvictionPolicy (disabled)" for e in at.expander)
+    at.toggle(key=f"enabled_{eviction}").set_value(True).run()
+    assert any(e.label == "2. ToolEvictionPolicy" for e in at.expander)
