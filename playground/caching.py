@@ -5,8 +5,10 @@ earlier one pays a fraction for them. A policy that edits the middle of the cont
 the prefix, and everything after the edit is paid (and, at Anthropic, written) again. Each
 provider's rule lives in one ``CacheRule`` below, its source named beside it.
 
-A request's cached prefix is found by message identity: the engine shares unchanged
-``Message`` objects between turns, so "the same message at the same place" is ``is``.
+A request's cached prefix comes from what it keeps of the previous request: the engine
+records that per turn (``Turn.shared``) as it writes each policy's result back, since it
+shares unchanged ``Message`` objects between turns; ``deltas`` finds it by identity for
+requests from elsewhere.
 """
 
 from __future__ import annotations
