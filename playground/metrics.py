@@ -69,10 +69,12 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
     quality = {q.turn: q for q in quality_measures.per_turn(result)}
     report = cost_report(result, pricing)
     breaks = {b.turn: b for b in report.breaks}
-    summaries: dict[int, list[int]] = {}  # turn -> [calls, input tokens, output tokens]
+    summaries: defaultdict[int, list[int]] = defaultdict(lambda: [0, 0, 0])  # per turn, as SUMMARY_COLUMNS
     for number, prompt, summary in report.summaries:
-        billed = summaries.setdefault(number, [0, 0, 0])
-        billed[0], billed[1], billed[2] = billed[0] + 1, billed[1] + prompt, billed[2] + summary
+        billed = summaries[number]
+        billed[0] += 1
+        billed[1] += prompt
+        billed[2] += summary
     for n, turn in enumerate(result.turns):
         cached, raw_cached, brk = report.stack[n], report.raw[n], breaks.get(turn.number)
         counts = per_turn.get(turn.number, {})

@@ -21,14 +21,15 @@ class Violation:
     """One broken rule: which, at which position of the compiled request, and how."""
 
     rule: str
-    position: int
+    position: int | None  # None: the request as a whole (its size)
     detail: str
 
     def __str__(self) -> str:
-        return f"position {self.position}: {self.detail}"
+        return self.detail if self.position is None else f"position {self.position}: {self.detail}"
 
     def shifted(self, offset: int) -> Violation:
-        return Violation(self.rule, self.position + offset, self.detail)
+        position = None if self.position is None else self.position + offset
+        return Violation(self.rule, position, self.detail)
 
 
 ORPHAN_RESULT = "orphan_result"
@@ -43,7 +44,7 @@ def check_window(tokens: int, context_window: int) -> list[Violation]:
         return []
     over = tokens - context_window
     return [
-        Violation(OVER_WINDOW, 0, f"{tokens:,} tokens, {over:,} over the {context_window:,}-token window")
+        Violation(OVER_WINDOW, None, f"{tokens:,} tokens, {over:,} over the {context_window:,}-token window")
     ]
 
 
