@@ -30,8 +30,6 @@ def metric(page, label: str):
 
 
 def wait_for_metric(page, label: str, value: str) -> None:
-    from playwright.sync_api import expect
-
     expect(metric(page, label)).to_have_text(value, timeout=30_000)
 
 
@@ -64,7 +62,7 @@ def test_upload_a_transcript_and_see_its_figures(page):
     )
     wait_for_metric(page, "Stubs created", str(expected["stubs_created"]))
     wait_for_metric(page, "Peak context", f"{expected['peak_context_tokens']:,}")
-    assert "astropy__astropy-12907" in page.get_by_test_id("stSidebar").inner_text()
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("astropy__astropy-12907")
 
 
 def test_a_traj_file_is_accepted_and_a_file_that_is_no_transcript_says_why(page, tmp_path):
@@ -183,7 +181,7 @@ def test_a_hostile_config_shows_no_environment_and_sends_no_key(page, tmp_path):
     plugins.write_text('version: 1\nplugins: ["os:environ"]\nstack: [SlidingWindowPolicy]\n')
     upload(page, "Import a stack config", plugins)
     sidebar = page.get_by_test_id("stSidebar")
-    assert "plugins cannot be loaded from an uploaded config" in sidebar.inner_text()
+    expect(sidebar).to_contain_text("plugins cannot be loaded from an uploaded config")
     with ChatStub() as stub:
         foreign = tmp_path / "foreign.yaml"
         foreign.write_text(
@@ -198,7 +196,7 @@ def test_a_hostile_config_shows_no_environment_and_sends_no_key(page, tmp_path):
     assert SERVER_KEY not in html and "_Environ" not in html and "environ(" not in html
     assert all(SERVER_KEY not in str(h) for h in requests)  # none carries it (none is sent at all)
     assert requests == []
-    assert "127.0.0.1" in sidebar.inner_text()  # the notice names the host
+    expect(sidebar).to_contain_text("127.0.0.1")  # the notice names the host
 
 
 def test_transcript_text_is_shown_as_text_not_markdown(page, tmp_path):
@@ -214,6 +212,7 @@ def test_transcript_text_is_shown_as_text_not_markdown(page, tmp_path):
     hostile.write_text(json.dumps({"name": name, "messages": messages}))
     upload(page, "Upload transcripts", hostile)
     page.get_by_text("Side by side").first.click()
+    expect(page.get_by_test_id("stMain")).to_contain_text("Raw history (")  # the cards are drawn
     idle(page)
     sidebar = page.get_by_test_id("stSidebar")
     shown = sidebar.inner_text().replace(WORD_JOINER, "")  # the joiner that keeps URLs unlinked
@@ -244,8 +243,6 @@ BREAK_MARKER = """() => {
 
 
 def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_eviction(page):
-    from playwright.sync_api import expect
-
     from playground.ui.figures import dollars
 
     upload(page, "Upload transcripts", REAL)
@@ -259,7 +256,7 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     assert default["saved_usd"] < 0 < default["saved_pct"]
     wait_for_metric(page, "Money lost", dollars(-default["saved_usd"]))
     expect(page.get_by_text("cache breaks on 58 turns", exact=False)).to_be_visible()
-    assert "claude-sonnet-4-5 at Anthropic" in page.get_by_test_id("stMain").inner_text()
+    expect(page.get_by_test_id("stMain")).to_contain_text("claude-sonnet-4-5 at Anthropic")
 
     page.locator(".st-key-chart_cost").scroll_into_view_if_needed()
     page.wait_for_function(f"() => ({BREAK_MARKER})() !== null")
