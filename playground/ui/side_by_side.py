@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -40,19 +43,32 @@ def _legend() -> str:
     return f'<div style="font-size:0.85em;margin-bottom:6px">{chips}</div>'
 
 
-def _highlight(escaped: str, facts: tuple[str, ...]) -> str:
-    """Mark the lost facts in already-escaped text."""
-    for fact in facts:
-        token = html_text(fact)
-        escaped = escaped.replace(token, f'<mark title="lost at this turn">{token}</mark>')
-    return escaped
+def _marked(text: str, facts: tuple[str, ...]) -> str:
+    """``text`` as HTML with every occurrence of a lost fact in a <mark>: the text is split at
+    the facts before it is escaped, so a mark never lands inside an escape (``it&#x27;s``)."""
+    present = sorted({f for f in facts if f and f in text}, key=len, reverse=True)  # longest wins
+    if not present:
+        return html_text(text)
+    pieces = re.split(f"({'|'.join(map(re.escape, present))})", text)
+    return "".join(
+        f'<mark title="lost at this turn">{html_text(piece)}</mark>' if odd else html_text(piece)
+        for piece, odd in zip(pieces, itertools.cycle((False, True)))
+    )
+
+
+# Message text is shown as written: whitespace and line breaks kept, long lines wrapped inside the
+# card (code and paths have no spaces to break at), tool output in a fixed-width font.
+_TEXT = "white-space:pre-wrap;overflow-wrap:anywhere;margin:0"
+_CODE = f"{_TEXT};font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:0.95em"
 
 
 def _card(placed: Placed, lost: tuple[str, ...] = (), show_source: bool = False) -> str:
     m = placed.message
     text = m.content
+    font = _CODE if m.role == "tool" else _TEXT
     calls = "".join(
-        f"<div><code>→ {html_text(c.name)}({html_text(c.arguments[:200])})</code></div>" for c in m.tool_calls
+        f'<div style="{_CODE}">→ {html_text(c.name)}({html_text(c.arguments[:200])})</div>'
+        for c in m.tool_calls
     )
     origin = ""
     if show_source and m.source and m.source != (placed.position,):
@@ -62,21 +78,20 @@ def _card(placed: Placed, lost: tuple[str, ...] = (), show_source: bool = False)
     marked = [f for f in lost if f in text]
     start = max(min(text.find(f) for f in marked) - 80, 0) if marked else 0  # show where lost facts were
     shown = text[start : start + PREVIEW]
-    body = (
-        ("…" if start else "")
-        + _highlight(html_text(shown), lost)
-        + ("…" if start + PREVIEW < len(text) else "")
-    )
+    body = ("…" if start else "") + _marked(shown, lost) + ("…" if start + PREVIEW < len(text) else "")
     more = ""
     if len(text) > PREVIEW:
         cut = f"\n… ({len(text) - FULL_TEXT:,} more characters)" if len(text) > FULL_TEXT else ""
-        full = _highlight(html_text(text[:FULL_TEXT]), lost) + html_text(cut)
-        more = f"<details><summary>full text ({len(text):,} chars)</summary><pre style='white-space:pre-wrap'>{full}</pre></details>"
+        full = _marked(text[:FULL_TEXT], lost) + html_text(cut)
+        more = (
+            f"<details><summary>full text ({len(text):,} chars)</summary>"
+            f'<div style="{font}">{full}</div></details>'
+        )
     faded = "opacity:0.55;" if placed.fate == DROPPED else ""
     return (
         f'<div class="msg fate-{placed.fate}" style="border-left:6px solid {FATE_COLOURS[placed.fate]};{faded}'
         f'padding:4px 8px;margin:4px 0;background:rgba(127,127,127,0.06);font-size:0.85em">'
-        f"<div>{header}</div><div style='white-space:pre-wrap'>{body}</div>{calls}{more}</div>"
+        f'<div>{header}</div><div class="body" style="{font}">{body}</div>{calls}{more}</div>'
     )
 
 
@@ -123,18 +138,18 @@ def show(replayed: Replayed) -> None:
         )
     for violation in turn.violations:
         st.error(f"Provider would reject this request: {escape_markdown(violation)}")
-    st.markdown(_legend(), unsafe_allow_html=True)
+    st.html(_legend())
     left, right = st.columns(2)
     raw = raw_fates(result, turn)
     sent = request_fates(result, turn)
     left.markdown(f"**Raw history** ({len(raw)} messages)")
-    left.markdown("".join(_card(p, lost) for p in raw), unsafe_allow_html=True)
+    left.html("".join(_card(p, lost) for p in raw))  # HTML, never markdown: text shows as written
     right.markdown(f"**Compiled context sent** ({len(sent)} messages)")
     cards = [_card(p, show_source=True) for p in sent]
     broken_at = row["cache_break_at"]
     if not pd.isna(broken_at):  # where the cached prefix ends: the line the break re-pays from
         cards.insert(min(int(broken_at), len(cards)), _break_line(row))
-    right.markdown("".join(cards), unsafe_allow_html=True)
+    right.html("".join(cards))
 
 
 def _break_line(row: pd.Series) -> str:

@@ -223,6 +223,45 @@ def test_transcript_text_is_shown_as_text_not_markdown(page, tmp_path):
     assert page.locator("a").filter(has_text=re.compile("127.0.0.1|www|@")).count() == 0
 
 
+CODE_REPLY = """Look at django/db/__init__.py and every *.py under tests/: it's "quoted" & <b>bold</b>.
+    def f(x):
+        return x * 2  # a long line ----------------------------------------------------------------------------------- end
+- first item
+- second item
+
+1. one
+Value: 27 and it's 27"""
+
+
+def test_message_text_in_side_by_side_reads_character_for_character(page, tmp_path):
+    session = tmp_path / "code.json"
+    call = {"name": "bash", "arguments": json.dumps({"cmd": "grep -rn 'x' *.py __init__.py"})}
+    messages = [
+        {"role": "user", "content": "find it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": call}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": CODE_REPLY},
+        {"role": "assistant", "content": "done: __init__.py has 27"},
+    ]
+    session.write_text(json.dumps({"name": "code", "messages": messages}))
+    upload(page, "Upload transcripts", session)
+    page.get_by_text("Side by side").first.click()
+    page.get_by_test_id("stSlider").filter(has_text="Turn").get_by_role("slider").press("End")
+    card = page.locator(".msg").filter(has_text="tool · bash").first
+    expect(card).to_be_visible()
+    card.locator("details").evaluate("d => d.open = true")
+    assert card.locator("details > div").inner_text() == CODE_REPLY
+    assert card.locator(".body").inner_text() == CODE_REPLY[:240] + "…"
+    caller = page.locator(".msg").filter(has_text="assistant").first
+    assert "→ bash(" + call["arguments"] + ")" in caller.inner_text()
+    wide = card.evaluate("c => c.scrollWidth <= c.clientWidth")  # long lines wrap inside the card
+    assert wide
+    assert card.locator(".body *, details > div *").count() == 0  # text only: no markdown made of it
+
+
 def _choose(page, label: str, option: str) -> None:
     page.get_by_test_id("stSelectbox").filter(has_text=label).click()
     page.get_by_role("option", name=option, exact=True).click()

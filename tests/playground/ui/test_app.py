@@ -23,6 +23,11 @@ def text(element) -> str:
     return re.sub(r"\\(.)", r"\1", element.value).replace(WORD_JOINER, "")
 
 
+def cards(at: AppTest) -> str:
+    """The side-by-side view's HTML (message cards go through st.html, never markdown)."""
+    return "".join(element.proto.body for element in at.get("html"))
+
+
 def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
@@ -177,7 +182,7 @@ def test_what_a_window_loses_is_shown_at_the_turn_it_is_lost():
     at.slider(key="turn").set_value(26).run()
     warning = next(text(w) for w in at.warning if "no longer held" in w.value)
     assert "2027-02-26" in warning
-    assert any("<mark" in m.value and "2027-02-26" in m.value for m in at.markdown)
+    assert '<mark title="lost at this turn">2027-02-26</mark>' in cards(at)
 
 
 def test_a_badly_tuned_compaction_is_flagged_as_thrash():
@@ -205,19 +210,17 @@ def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
     first = broken.iloc[0]
     at = start()
     at.slider(key="turn").set_value(int(first["turn"])).run()
-    page = "".join(m.value for m in at.markdown)
+    page = cards(at)
     assert page.count('class="cache-break"') == 1
     assert f"{int(first['cache_break_repaid']):,} tokens of the previous request re-paid" in page
-    before, after = page.split('class="cache-break"')
+    sent = at.get("html")[-1].proto.body  # the right column: the compiled context sent
+    before, after = sent.split('class="cache-break"')
     # the line sits between the last message still cached and the first one re-paid
     at_break = int(first["cache_break_at"])
-    assert f"<b>{at_break - 1}</b>" in before.split("Compiled context sent")[-1]
-    assert (
-        f"<b>{at_break}</b>" in after
-        and f"<b>{at_break}</b>" not in before.split("Compiled context sent")[-1]
-    )
+    assert f"<b>{at_break - 1}</b>" in before
+    assert f"<b>{at_break}</b>" in after and f"<b>{at_break}</b>" not in before
     at.slider(key="turn").set_value(1).run()
-    assert 'class="cache-break"' not in "".join(m.value for m in at.markdown)
+    assert 'class="cache-break"' not in cards(at)
 
 
 def test_the_summaries_a_stack_asks_for_have_their_own_cost_line():
@@ -293,3 +296,11 @@ def test_disabling_a_policy_marks_it_at_once():
     assert any(e.label == "2. ToolEvictionPolicy (disabled)" for e in at.expander)
     at.toggle(key=f"enabled_{eviction}").set_value(True).run()
     assert any(e.label == "2. ToolEvictionPolicy" for e in at.expander)
+
+
+def test_a_lost_fact_is_marked_without_splitting_an_escape():
+    from playground.ui.side_by_side import _marked
+
+    assert _marked("it's 27 <b>", ("27",)) == 'it&#x27;s <mark title="lost at this turn">27</mark> &lt;b&gt;'
+    # the longer of two overlapping facts is marked whole
+    assert _marked("INV-2041", ("2041", "INV-2041")) == '<mark title="lost at this turn">INV-2041</mark>'
