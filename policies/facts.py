@@ -1,7 +1,9 @@
-"""Facts a reply can depend on: numbers, dates, identifiers, file paths and quoted strings.
+"""Facts a reply can depend on: numbers, dates, identifiers, file paths and quoted values.
 
 One extractor serves the extractive summarizer and the reference-loss measure, so what
-a summary keeps and what counts as lost are the same kind of thing.
+a summary keeps and what counts as lost are the same kind of thing. A fact is a value,
+never a key: ``"cabin": "economy"`` holds the fact ``economy``, and a quoted value is the
+bare value (``"EQ1G6C"`` is ``EQ1G6C``), so it is found wherever the value sits, quoted or not.
 """
 
 from __future__ import annotations
@@ -12,14 +14,19 @@ from collections.abc import Iterator
 _PATTERNS = (
     r"\b\d{4}-\d{2}-\d{2}\b",  # ISO dates
     r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b",
-    r"(?:~|\.{0,2})?/[\w.\-]+(?:/[\w.\-]+)+",  # paths with at least two parts
+    r"(?:~|\.{1,2}|[\w.\-]+)?/[\w.\-]+(?:/[\w.\-]+)+",  # paths with at least two parts
     r"\b[\w\-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|html|cfg|ini|rs|go|sql|log)\b",
     r"\b[A-Z]{2,}[-_]?\d+[A-Z0-9\-]*\b",  # ticket and record ids: INV-2041, PR123
     r"\b[a-z]+_[a-z0-9_]+\b",  # snake_case identifiers
     r"\$?\b\d[\d,]*(?:\.\d+)?%?",  # amounts and figures
-    r"\"[^\"\n]{3,60}\"",  # short quoted strings
+    # short quoted values, without their quotes; a single quote only where no word touches it
+    # from outside, so the apostrophes of "it's ... don't" quote nothing
+    r"\"(?P<quoted>[^\"\n]{3,60})\"|(?<!\w)'(?P<single>[^'\n]{3,60})'(?!\w)",
 )
-_FACT = re.compile("|".join(f"(?:{p})" for p in _PATTERNS))
+# A quoted mapping key (JSON's "key": and a Python repr's 'key':) names a field, not a fact;
+# matched first so that nothing inside it is taken for one.
+_KEY = r"(?P<key>\"[^\"\n]{1,60}\"|'[^'\n]{1,60}')\s*:"
+_FACT = re.compile("|".join(f"(?:{p})" for p in (_KEY, *_PATTERNS)))
 _TRIVIAL = re.compile(r"^\d$")
 
 
@@ -27,7 +34,9 @@ def iter_facts(text: str) -> Iterator[str]:
     """Distinct facts in order of first appearance; single digits are too common to count."""
     seen: set[str] = set()
     for match in _FACT.finditer(text):
-        fact = match.group(0).strip().rstrip(".,")
+        if match.group("key"):
+            continue
+        fact = (match.group("quoted") or match.group("single") or match.group(0)).strip().rstrip(".,")
         if fact and fact not in seen and not _TRIVIAL.match(fact):
             seen.add(fact)
             yield fact

@@ -93,3 +93,35 @@ def test_leave_request_tiered_keeps_the_contract_a_window_of_similar_size_loses_
     assert "2027-02-26" in window_frame["lost_facts"].iloc[-1].split("; ")
     window_text = "\n".join(m.content for m in window.turns[-1].request)
     assert "fixed-term" not in window_text
+
+
+def test_a_fact_is_a_value_never_a_key_and_a_quoted_value_is_found_bare():
+    from policies.facts import extract_facts
+
+    record = '{"reservation_id": "EQ1G6C", "cabin": "economy", "payment_id": "credit_card_7815826"}'
+    assert extract_facts(record) == ["EQ1G6C", "economy", "credit_card_7815826"]
+    assert extract_facts("{'employee_id': 'E-2208', 'days': 12} it's what we don't know") == ["E-2208", "12"]
+    session = make_session(
+        user("Cancel my booking."),
+        assistant("", call("a", "get_reservation_details", '{"reservation_id": "EQ1G6C"}')),
+        result("a", record, name="get_reservation_details"),
+        user("Which cabin and which booking?"),
+        assistant('Booking "EQ1G6C" is in "economy" and was paid with "credit_card_7815826".'),
+    )
+    # the tau-bench case: the reply quotes values the context holds quoted as JSON: nothing is lost
+    assert turns_frame(replay(session, []))["lost_facts"].tolist() == ["", ""]
+    # a window that drops the record loses the values; the field names were never facts
+    window = turns_frame(replay(session, [spec("SlidingWindowPolicy", max_messages=2)]))
+    assert window["lost_facts"].iloc[-1] == "EQ1G6C; economy; credit_card_7815826"
+
+
+def test_a_quoted_value_is_not_lost_while_the_bare_value_is_in_the_context():
+    session = make_session(
+        user("Find my booking."),
+        assistant("", call("a", "get_reservation_details", '{"user_id": "mia_li_3668"}')),
+        result("a", '{"reservation_id": "EQ1G6C", "cabin": "economy"}', name="get_reservation_details"),
+        user("Yes, cancel EQ1G6C please."),
+        assistant('Cancelling reservation "EQ1G6C" now.'),
+    )
+    window = turns_frame(replay(session, [spec("SlidingWindowPolicy", max_messages=2)]))
+    assert window["lost_facts"].iloc[-1] == ""  # EQ1G6C is held, bare, in the user's message
