@@ -13,6 +13,7 @@ from playground.ui import (
     events,
     figures,
     model_picker,
+    must_keep_panel,
     session_picker,
     side_by_side,
     stack_editor,
@@ -33,7 +34,7 @@ st.caption(
     "not what the model would have answered with a different context."
 )
 
-session_box, model_box, summarizer_box, config_box = (st.sidebar.container() for _ in range(4))
+session_box, model_box, summarizer_box, must_keep_box, config_box = (st.sidebar.container() for _ in range(5))
 config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
 with session_box:
     session = session_picker.show()
@@ -42,6 +43,8 @@ with summarizer_box:
 with model_box:
     settings = model_picker.show(summarizer)
     pricing = model_picker.pricing()
+with must_keep_box:
+    facts = must_keep_panel.show()
 
 editor, results = st.columns([1, 2.4], gap="large")
 with editor:
@@ -66,17 +69,18 @@ with results:
         st.error(f"This stack cannot run: {escape_markdown(str(error))}")
         st.stop()
     progress.empty()
-    figures.headline(replayed)
+    replayed, must_keep_states = must_keep_panel.checked(replayed, facts)
+    figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
     figures.summarizer_line(replayed)
     charts_tab, side_tab, events_tab, export_tab = st.tabs(["Charts", "Side by side", "Events", "Export"])
     with charts_tab:
-        figures.charts_view(replayed, settings.context_window)
+        figures.charts_view(replayed, settings.context_window, must_keep_states)
     with side_tab:
         side_by_side.show(replayed)
     with events_tab:
         events.show(replayed)
     with export_tab:
-        config = config_io.current_config(specs, settings, pricing)
+        config = config_io.current_config(specs, settings, pricing, facts)
         config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
 
 with summarizer_box:

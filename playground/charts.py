@@ -34,6 +34,12 @@ def _empty(title: str) -> go.Figure:
     return figure
 
 
+def plain(text: str) -> str:
+    """Transcript or user text for a plotly label or hover: plotly reads a few HTML tags in text
+    (links among them), so the angle brackets are escaped and it shows the text as written."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _raw_line(turns: pd.DataFrame, y: pd.Series) -> go.Scatter:
     """The raw history as every chart draws it: the reference, dotted grey."""
     return go.Scatter(x=turns["turn"], y=y, name="raw history", line={"color": COLOURS["raw"], "dash": "dot"})
@@ -174,7 +180,7 @@ def quality_chart(turns: pd.DataFrame) -> go.Figure:
             y=turns["facts_lost"],
             name="facts lost",
             marker_color=COLOURS["window"],
-            hovertext=turns["lost_facts"],
+            hovertext=turns["lost_facts"].map(plain),
             hovertemplate="turn %{x}: %{y} fact(s) lost<br>%{hovertext}<extra></extra>",
         )
     )
@@ -283,4 +289,53 @@ def cache_hit_chart(turns: pd.DataFrame) -> go.Figure:
             )
         )
     figure.update_yaxes(range=[0, 105])
+    return figure
+
+
+MUST_KEEP_STATES = (  # (state, colour, hover): how each declared fact stands at a turn
+    ("unseen", "#dadce0", "not in the history yet"),
+    ("held", COLOURS["user"], "held in the request"),
+    ("lost", COLOURS["window"], "LOST: the history held it, the request does not"),
+)
+
+
+def must_keep_chart(states: pd.DataFrame) -> go.Figure:
+    """Each declared must-keep fact (a row) at each turn: not seen yet, held, or lost."""
+    figure = _empty("Must-keep facts per turn")
+    if states.empty:
+        return figure
+    code = {state: n for n, (state, _, _) in enumerate(MUST_KEEP_STATES)}
+    grid = states.pivot(index="fact", columns="turn", values="state")
+    grid = grid.reindex(list(dict.fromkeys(states["fact"])))  # rows in the order declared
+    last = len(MUST_KEEP_STATES) - 1
+    scale = [
+        [bound, colour]
+        for n, (_, colour, _) in enumerate(MUST_KEEP_STATES)
+        for bound in (n / (last + 1), (n + 1) / (last + 1))
+    ]
+    hover = {state: words for state, _, words in MUST_KEEP_STATES}
+    figure.add_trace(
+        go.Heatmap(
+            z=grid.apply(lambda column: column.map(code)).to_numpy(),
+            x=grid.columns,
+            y=[plain(fact) for fact in grid.index],
+            zmin=-0.5,
+            zmax=last + 0.5,
+            colorscale=scale,
+            showscale=False,
+            xgap=1,
+            ygap=2,
+            customdata=grid.apply(lambda column: column.map(hover)).to_numpy(),
+            hovertemplate="turn %{x}: %{y}<br>%{customdata}<extra></extra>",
+        )
+    )
+    for state, colour, _ in MUST_KEEP_STATES:  # a legend for the three colours
+        figure.add_trace(
+            go.Scatter(
+                x=[None], y=[None], mode="markers", name=state, marker={"color": colour, "symbol": "square"}
+            )
+        )
+    figure.update_layout(height=120 + 28 * len(grid), hovermode="closest")
+    figure.update_xaxes(title="turn")
+    figure.update_yaxes(autorange="reversed")
     return figure

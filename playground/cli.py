@@ -24,6 +24,8 @@ from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
 from playground.limits import LimitError, limits_table
 from playground.metrics import events_frame, totals, turns_frame
+from playground.must_keep import MustKeepError
+from playground.must_keep import parse as parse_must_keep
 from playground.presets import PRESETS
 from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
@@ -105,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
         choices=["auto", *RULES],
         help="the provider's prompt-cache rule to price with (default: auto, the model's provider)",
     )
+    rep.add_argument(
+        "--must-keep",
+        action="append",
+        default=[],
+        metavar="FACT",
+        help="a fact the agent must never lose (text, or /regex/), checked at every turn; repeat for more",
+    )
     rep.add_argument("--json", metavar="OUT", help="write turns, events and summary as JSON ('-' for stdout)")
     rep.add_argument("--csv", metavar="OUT", help="write the per-turn figures as CSV ('-' for stdout)")
     rep.add_argument(
@@ -133,7 +142,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "limits":
             return _limits()
         return _bench(args)
-    except (TranscriptError, ConfigError, SpecError, SummarizerError, UsageError, LimitError) as error:
+    except (
+        TranscriptError,
+        ConfigError,
+        SpecError,
+        SummarizerError,
+        UsageError,
+        LimitError,
+        MustKeepError,
+    ) as error:
         print(f"playground: {printable(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
@@ -195,6 +212,12 @@ def _replay(args: argparse.Namespace) -> int:
             model=args.price_as or config.pricing.model,
             cache=args.cache or config.pricing.cache,
         )
+    if args.must_keep:
+        declared = [fact.text for fact in config.must_keep] + args.must_keep
+        try:
+            config.must_keep = parse_must_keep(declared, "--must-keep")
+        except MustKeepError as error:
+            raise UsageError(str(error)) from None
     if config.summarizer.get("kind") == "openai":  # the user should know where their key goes
         try:
             choice = choose_key(config.summarizer.get("base_url", ""), None, hosted=False)
@@ -214,8 +237,9 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     finally:
         if slow:
             print(file=sys.stderr)
-    frame = turns_frame(result, config.pricing)
-    _print_table(result, frame, sys.stderr if _any_stdout(args) else sys.stdout)
+    frame = turns_frame(result, config.pricing, config.must_keep)
+    columns = TABLE_COLUMNS + (["must_keep_lost"] if config.must_keep else [])
+    _print_table(result, frame, columns, sys.stderr if _any_stdout(args) else sys.stdout)
     if args.json:
         data = replay_json(result, config, frame)
         _write(args.json, lambda out: json.dump(data, out, indent=2, default=_plain))
@@ -229,7 +253,7 @@ def _any_stdout(args: argparse.Namespace) -> bool:
     return "-" in (args.json, args.csv, args.contexts)
 
 
-def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None:
+def _print_table(result: ReplayResult, frame: pd.DataFrame, columns: list[str], out: TextIO) -> None:
     session = result.session
     print(
         printable(
@@ -241,7 +265,7 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, out: TextIO) -> None
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
     if not frame.empty:
         print(printable(pricing_line(frame)), file=out)
-        print(frame[TABLE_COLUMNS].to_string(index=False, na_rep="-"), file=out)
+        print(frame[columns].to_string(index=False, na_rep="-"), file=out)
     print("totals:", file=out)
     for note in result.summary_stats.notes:
         print(f"note: {printable(note)}", file=sys.stderr)

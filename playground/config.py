@@ -8,6 +8,7 @@ stack:
   - ToolOutputClipPolicy: {max_chars: 8000}
   - SlidingWindowPolicy
 summarizer: {kind: extractive}
+must_keep: ["fixed-term contract", "/INV-[0-9]+/"]
 ```
 
 A stack entry is a bare name or ``{Name: {param: value}}``; ``enabled: false`` inside
@@ -25,6 +26,8 @@ import yaml
 
 from playground.cost import Pricing, PricingError
 from playground.limits import LIMITS, LimitError, check_stack_size, over
+from playground.must_keep import MustKeep, MustKeepError
+from playground.must_keep import parse as parse_must_keep
 from playground.replay import Settings
 from playground.secrets import secret_in
 from playground.summarizers import SummarizerError, summarizer_settings
@@ -41,6 +44,7 @@ TOP_LEVEL_KEYS = (
     "stack",
     "summarizer",
     "pricing",
+    "must_keep",
 )
 SECRET_KEYS = ("api_key", "key", "token", "secret", "password")
 
@@ -58,6 +62,7 @@ class Config:
     pin_standing_rules: bool = True
     plugins: list[str] = field(default_factory=list)
     pricing: Pricing = field(default_factory=Pricing)
+    must_keep: tuple[MustKeep, ...] = ()
 
     @property
     def settings(self) -> Settings:
@@ -77,6 +82,8 @@ class Config:
         data["summarizer"] = {k: v for k, v in self.summarizer.items() if k not in SECRET_KEYS}
         if self.pricing.to_data():
             data["pricing"] = self.pricing.to_data()
+        if self.must_keep:
+            data["must_keep"] = [fact.text for fact in self.must_keep]
         return data
 
     def to_yaml(self) -> str:
@@ -190,6 +197,12 @@ def config_from_data(data: dict[str, Any]) -> Config:
             raise ConfigError(str(error)) from None
         if secret_in(config.pricing.model):
             raise ConfigError("pricing.model looks like it holds a secret (an API key); name the model only")
+    try:
+        config.must_keep = parse_must_keep(_typed(data, "must_keep", list, []))
+    except MustKeepError as error:
+        raise ConfigError(str(error)) from None
+    if any(secret_in(fact.text) for fact in config.must_keep):
+        raise ConfigError("must_keep: an entry looks like a secret (an API key); declare facts only")
     stack = _typed(data, "stack", list, [])
     check_stack_size(len(stack))
     config.stack = [parse_entry(entry, n) for n, entry in enumerate(stack, start=1)]

@@ -29,6 +29,8 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_config_bytes: int = _limit(2**20, "one config file")
     max_config_nesting: int = _limit(32, "nesting depth of a config file")
     max_stack: int = _limit(50, "entries in one stack (each may call the summarizer)")
+    max_must_keep: int = _limit(50, "must-keep facts declared for one replay")
+    max_must_keep_seconds: float = _limit(5.0, "matching every must-keep fact against one replay")
     # the summarizer, per replay
     max_summarizer_calls: int = _limit(200, "summarizer calls in one replay")
     max_summarizer_seconds: float = _limit(600.0, "every summarizer call of one replay together")

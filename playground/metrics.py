@@ -7,9 +7,11 @@ all read these frames.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 import pandas as pd
 
+from playground import must_keep as must_keep_measure
 from playground import quality as quality_measures
 from playground.cost import Pricing, cost_report
 from playground.pricing import PARTS
@@ -44,9 +46,14 @@ def removed_column(position: int, policy: str) -> str:
     return f"removed_by_{position}_{policy}"
 
 
-def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.DataFrame:
-    """One row per inference: what the raw history holds and what the stack sends, and what
-    each costs under ``pricing`` (the model's own price and cache rule by default)."""
+def turns_frame(
+    result: ReplayResult,
+    pricing: Pricing | None = None,
+    must_keep: Sequence[must_keep_measure.MustKeep] = (),
+) -> pd.DataFrame:
+    """One row per inference: what the raw history holds and what the stack sends, what each
+    costs under ``pricing`` (the model's own price and cache rule by default), and which of
+    the ``must_keep`` facts the request lost."""
     per_turn: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     removed_columns = {
         removed_column(pos, spec.name): 0 for pos, spec in enumerate(result.specs, start=1) if spec.enabled
@@ -141,7 +148,16 @@ def turns_frame(result: ReplayResult, pricing: Pricing | None = None) -> pd.Data
     frame.attrs["cache_rule"] = report.rule.label
     frame.attrs["cache_timing"] = report.timing_note
     frame.attrs["summaries_priced_as"] = report.summary_priced_as
-    return frame
+    return with_must_keep(frame, must_keep_measure.states(result, must_keep))
+
+
+def with_must_keep(frame: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the per-turn must-keep columns of ``states`` (``must_keep.states``):
+    ``must_keep_lost`` (how many) and ``lost_must_keep`` (which, as declared)."""
+    if frame.empty:
+        return frame
+    counts, names = must_keep_measure.per_turn(states, frame["turn"].tolist())
+    return frame.assign(must_keep_lost=counts, lost_must_keep=names)
 
 
 def events_frame(result: ReplayResult, turns: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -206,6 +222,10 @@ def totals(frame: pd.DataFrame) -> dict[str, float | int]:
         "turns_with_facts_lost": int((frame["facts_lost"] > 0).sum()),
         "distinct_facts_lost": len({f for cell in frame["lost_facts"] for f in cell.split("; ") if f}),
         "turns_standing_rules_lost": int(frame["standing_rules_lost"].sum()),
+        "turns_with_must_keep_lost": int((frame["must_keep_lost"] > 0).sum()),
+        "distinct_must_keep_lost": len(
+            {f for cell in frame["lost_must_keep"] for f in cell.split("; ") if f}
+        ),
         **money(frame),
     }
 

@@ -7,13 +7,16 @@ from streamlit.delta_generator import DeltaGenerator
 
 from playground.config import Config, ConfigError, parse_config
 from playground.cost import Pricing
+from playground.must_keep import MustKeep
 from playground.replay import Settings
 from playground.ui import stack_editor, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
 
-def current_config(specs: list[PolicySpec], settings: Settings, pricing: Pricing) -> Config:
+def current_config(
+    specs: list[PolicySpec], settings: Settings, pricing: Pricing, must_keep: tuple[MustKeep, ...]
+) -> Config:
     return Config(
         model=settings.model,
         context_window=settings.context_window,
@@ -21,6 +24,7 @@ def current_config(specs: list[PolicySpec], settings: Settings, pricing: Pricing
         summarizer=dict(settings.summarizer),
         pin_standing_rules=settings.pin_standing_rules,
         pricing=pricing,
+        must_keep=must_keep,
     )
 
 
@@ -57,6 +61,7 @@ def import_box(box: DeltaGenerator) -> None:
     st.session_state["summarizer"] = dict(config.summarizer)
     st.session_state["price_as"] = config.pricing.model
     st.session_state["cache_rule"] = config.pricing.cache
+    st.session_state["must_keep_text"] = "\n".join(fact.text for fact in config.must_keep)
     summarizer_panel.load(config.summarizer)
     box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies.")
 

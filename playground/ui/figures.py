@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from playground import charts
@@ -78,7 +79,8 @@ def money(replayed: Replayed) -> None:
         )
 
 
-def headline(replayed: Replayed) -> None:
+def headline(replayed: Replayed, must_keep: int = 0) -> None:
+    """The headline figures; ``must_keep`` is how many must-keep facts are declared."""
     figures = replayed.totals
     if figures.get("turns", 0) == 0:
         st.warning("This session has no assistant replies, so there is no inference to replay.")
@@ -135,7 +137,7 @@ def headline(replayed: Replayed) -> None:
             f"{figures['peak_context_tokens']:,}): the provider would refuse these requests. Add a policy "
             "that keeps the context under the window, or pick a model with a larger one."
         )
-    row3 = st.columns(4)
+    row3 = st.columns(5 if must_keep else 4)
     row3[0].metric(
         "Facts lost",
         f"{figures['distinct_facts_lost']:,}",
@@ -156,10 +158,24 @@ def headline(replayed: Replayed) -> None:
         help="Turns whose request lacks part of the system prompt (standing rules).",
     )
     row3[3].metric("Turns", f"{figures['turns']:,}")
+    if must_keep:
+        lost = figures["distinct_must_keep_lost"]
+        row3[4].metric(
+            "Must-keep lost",
+            f"{lost} of {must_keep}",
+            f"in {figures['turns_with_must_keep_lost']} turn(s)" if lost else None,
+            delta_color="inverse",
+            delta_arrow="off",
+            help="Declared must-keep facts the history held at some turn while the request sent then did not.",
+        )
 
 
-def charts_view(replayed: Replayed, context_window: int) -> None:
+def charts_view(
+    replayed: Replayed, context_window: int, must_keep_states: pd.DataFrame | None = None
+) -> None:
     turns, events = replayed.turns, replayed.events
+    if must_keep_states is not None:
+        st.plotly_chart(charts.must_keep_chart(must_keep_states), width="stretch", key="chart_must_keep")
     if turns["cost_usd"].notna().all():
         st.plotly_chart(charts.cost_chart(turns), width="stretch", key="chart_cost")
         left, right = st.columns(2)

@@ -17,6 +17,7 @@ DEFAULTS = {
     "summarizer": {"kind": "extractive"},
     "price_as": "",  # price as this model; "" is the model's own
     "cache_rule": "auto",  # the prompt-cache rule pricing uses; auto is the provider's
+    "must_keep_text": "",  # the declared must-keep facts, one per line
 }
 
 

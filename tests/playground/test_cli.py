@@ -58,9 +58,8 @@ def test_csv_equals_the_library_figures(real_session_path, tmp_path):
     assert main(["replay", str(real_session_path), "--csv", str(out)]) == 0
     config = default_config()
     expected = turns_frame(replay(read_path(real_session_path)[0], config.stack, config.settings))
-    written = pd.read_csv(out).fillna(
-        {"lost_facts": "", "cache_break_policy": ""}
-    )  # CSV reads empty cells as missing
+    text_columns = ("lost_facts", "cache_break_policy", "lost_must_keep")
+    written = pd.read_csv(out, converters=dict.fromkeys(text_columns, str))  # an empty cell is ""
     pd.testing.assert_frame_equal(written, expected, check_dtype=False)
 
 

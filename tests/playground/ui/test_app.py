@@ -304,3 +304,36 @@ def test_a_lost_fact_is_marked_without_splitting_an_escape():
     assert _marked("it's 27 <b>", ("27",)) == 'it&#x27;s <mark title="lost at this turn">27</mark> &lt;b&gt;'
     # the longer of two overlapping facts is marked whole
     assert _marked("INV-2041", ("2041", "INV-2041")) == '<mark title="lost at this turn">INV-2041</mark>'
+
+
+def test_a_declared_must_keep_fact_is_lost_by_a_window_and_kept_by_the_tiered_stack():
+    at = start()
+    at.text_area(key="must_keep_text").set_value("fixed-term contract\n/E-[0-9]{4}/").run()
+    window = b"version: 1\nstack:\n- SlidingWindowPolicy: {max_messages: 30}\n"
+    at.file_uploader(key="config_upload").set_value(("window.yaml", window, "application/x-yaml")).run()
+    assert at.text_area(key="must_keep_text").value == ""  # the config declares none: the box says so
+    at.text_area(key="must_keep_text").set_value("fixed-term contract\n/E-[0-9]{4}/").run()
+    assert metric(at, "Must-keep lost") == "1 of 2"
+    at.slider(key="turn").set_value(26).run()
+    assert at.get("plotly_chart")  # the must-keep chart is drawn with the others
+    export = next(c.value for c in at.code if "version: 1" in c.value)
+    from playground.config import parse_config
+
+    assert [f.text for f in parse_config(export).must_keep] == ["fixed-term contract", "/E-[0-9]{4}/"]
+    tiered = export.replace(
+        "SlidingWindowPolicy: {max_messages: 30}", "TieredEvictionPolicy: {budget_tokens: 3000}"
+    )
+    assert tiered != export
+    at.file_uploader(key="config_upload").set_value(
+        ("tiered.yaml", tiered.encode(), "application/x-yaml")
+    ).run()
+    assert at.text_area(key="must_keep_text").value == "fixed-term contract\n/E-[0-9]{4}/"
+    assert metric(at, "Must-keep lost") == "0 of 2"
+
+
+def test_a_must_keep_pattern_that_is_no_regex_says_which_line():
+    at = start()
+    at.text_area(key="must_keep_text").set_value("fine\n/[unclosed/").run()
+    assert not at.exception
+    assert any("entry 2" in e.value and "not a valid regular expression" in e.value for e in at.error)
+    assert not any(m.label == "Must-keep lost" for m in at.metric)
