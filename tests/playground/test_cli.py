@@ -58,8 +58,9 @@ def test_csv_equals_the_library_figures(real_session_path, tmp_path):
     assert main(["replay", str(real_session_path), "--csv", str(out)]) == 0
     config = default_config()
     expected = turns_frame(replay(read_path(real_session_path)[0], config.stack, config.settings))
-    text_columns = ("lost_facts", "cache_break_policy", "lost_must_keep")
-    written = pd.read_csv(out, converters=dict.fromkeys(text_columns, str))  # an empty cell is ""
+    written = pd.read_csv(out)
+    for column in ("lost_facts", "cache_break_policy", "lost_must_keep"):  # CSV reads "" as missing
+        written[column] = written[column].astype(object).fillna("")
     pd.testing.assert_frame_equal(written, expected, check_dtype=False)
 
 
