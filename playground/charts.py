@@ -337,5 +337,5 @@ def must_keep_chart(states: pd.DataFrame) -> go.Figure:
         )
     figure.update_layout(height=120 + 28 * len(grid), hovermode="closest")
     figure.update_xaxes(title="turn")
-    figure.update_yaxes(autorange="reversed")
+    figure.update_yaxes(type="category", autorange="reversed")  # "2027-02-26" is a fact, not a date
     return figure

@@ -137,7 +137,7 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
             f"{figures['peak_context_tokens']:,}): the provider would refuse these requests. Add a policy "
             "that keeps the context under the window, or pick a model with a larger one."
         )
-    row3 = st.columns(5 if must_keep else 4)
+    row3 = st.columns(4)
     row3[0].metric(
         "Facts lost",
         f"{figures['distinct_facts_lost']:,}",
@@ -157,10 +157,9 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
         f"{figures['turns_standing_rules_lost']:,}",
         help="Turns whose request lacks part of the system prompt (standing rules).",
     )
-    row3[3].metric("Turns", f"{figures['turns']:,}")
-    if must_keep:
+    if must_keep:  # in the place of the turn count, which the session line above already gives
         lost = figures["distinct_must_keep_lost"]
-        row3[4].metric(
+        row3[3].metric(
             "Must-keep lost",
             f"{lost} of {must_keep}",
             f"in {figures['turns_with_must_keep_lost']} turn(s)" if lost else None,
@@ -168,6 +167,8 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
             delta_arrow="off",
             help="Declared must-keep facts the history held at some turn while the request sent then did not.",
         )
+    else:
+        row3[3].metric("Turns", f"{figures['turns']:,}")
 
 
 def charts_view(
