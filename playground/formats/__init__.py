@@ -141,6 +141,17 @@ def _reason(error: json.JSONDecodeError) -> str:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 RUN_LIST_KEYS = ("sessions", "runs", "trajectories")
 NAME_KEYS = ("name", "instance_id", "session_id", "id", "title")
+# what an eval's results file records about each run (tau-bench: task_id, trial, reward), to
+# name a run that has no name of its own: "task 12 · trial 0 · reward 1"
+RUN_FACTS = (
+    ("task_id", "task"),
+    ("task", "task"),
+    ("trial", "trial"),
+    ("reward", "reward"),
+    ("score", "score"),
+    ("resolved", "resolved"),
+    ("success", "success"),
+)
 
 
 def sessions_from_data(data: Any, file: str) -> list[Session]:
@@ -174,7 +185,9 @@ def _read_runs(runs: list, file: str, stem: str) -> list[Session]:
     sessions = []
     for i, run in enumerate(runs):
         try:
-            sessions.append(_read_run(run, file, _name(run, f"{stem}#{i}"), f"session {i}"))
+            sessions.append(
+                _read_run(run, file, _name(run, _run_facts(run) or f"{stem}#{i}"), f"session {i}")
+            )
         except TranscriptError as error:
             raise TranscriptError(file, f"session {i}: {error.where}".rstrip(": "), error.what) from None
     return sessions
@@ -186,6 +199,20 @@ def _name(data: dict, default: str) -> str:
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
             return str(value)[:200]
     return default
+
+
+def _run_facts(run: dict) -> str:
+    """A run named by what the file records about it, or "" when it records none of it."""
+    parts = []
+    for key, word in RUN_FACTS:
+        value = run.get(key)
+        if isinstance(value, bool):
+            parts.append(f"{word} {'yes' if value else 'no'}")
+        elif (
+            isinstance(value, int | float | str) and str(value) and word not in {p.split()[0] for p in parts}
+        ):
+            parts.append(f"{word} {value:g}" if isinstance(value, float) else f"{word} {str(value)[:60]}")
+    return " · ".join(parts)
 
 
 def _read_run(data: dict, file: str, name: str, where: str) -> Session:

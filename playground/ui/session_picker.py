@@ -19,6 +19,7 @@ DEFAULT_SAMPLE = "leave_request_hr.json"
 class Choice:
     label: str
     session: Session
+    origin: str  # "upload" or "sample"
 
 
 def sample_files() -> list[Path]:
@@ -47,11 +48,11 @@ def _distinct(uploads: list) -> list[tuple[str, bytes]]:
 
 
 def _choices(origin: str, name: str, loaded: cache.Loaded) -> list[Choice]:
-    many = len(loaded.sessions) > 1
-    return [
-        Choice(f"{origin}: {name}" + (f" [{i}: {s.name}]" if many else ""), s)
-        for i, s in enumerate(loaded.sessions)
-    ]
+    """One choice per session; a run of a multi-run file leads with its index and its own name
+    (what the file records: task, trial, reward), so the list reads and searches by run."""
+    if len(loaded.sessions) == 1:
+        return [Choice(f"{origin}: {name}", loaded.sessions[0], origin)]
+    return [Choice(f"#{i} {s.name} — {origin}: {name}", s, origin) for i, s in enumerate(loaded.sessions)]
 
 
 def show(key: str = "session") -> Session | None:
@@ -81,7 +82,7 @@ def show(key: str = "session") -> Session | None:
         st.warning("No readable session: upload a transcript.")
         return None
     labels = [c.label for c in choices]
-    uploaded = [c.label for c in choices if c.label.startswith("upload: ")]
+    uploaded = [c.label for c in choices if c.origin == "upload"]
     fresh = [label for label in uploaded if label not in st.session_state.get(f"{key}_seen", [])]
     st.session_state[f"{key}_seen"] = uploaded
     if fresh:  # a new upload is what the user wants to look at

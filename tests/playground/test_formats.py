@@ -354,3 +354,28 @@ def test_the_real_session_round_trips(real_session_path):
     session = read_path(real_session_path)[0]
     again = read_messages([to_openai(m) for m in session.messages], "again.json", "x")
     assert _shape(again) == _shape(session)
+
+
+def test_runs_of_an_eval_results_file_are_named_by_task_trial_and_reward(tmp_path):
+    runs = [
+        {
+            "task_id": i // 2,
+            "trial": i % 2,
+            "reward": float(i % 3 == 0),
+            "info": {},
+            "traj": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+        }
+        for i in range(200)
+    ]
+    path = tmp_path / "tau_results.json"
+    path.write_text(json.dumps(runs))
+    sessions = read_path(path)
+    assert [s.name for s in sessions[:3]] == [
+        "task 0 · trial 0 · reward 1",
+        "task 0 · trial 1 · reward 0",
+        "task 1 · trial 0 · reward 0",
+    ]
+    assert len({s.name for s in sessions}) == 200
+    named = [{"name": "incident-1", "task_id": 3, "messages": runs[0]["traj"]}]
+    path.write_text(json.dumps([*named, {"messages": runs[0]["traj"]}]))
+    assert [s.name for s in read_path(path)] == ["incident-1", "tau_results#1"]  # its own name first

@@ -1,5 +1,6 @@
 """The app without a browser: streamlit.testing drives widgets by key."""
 
+import json
 import re
 from pathlib import Path
 
@@ -337,3 +338,19 @@ def test_a_must_keep_pattern_that_is_no_regex_says_which_line():
     assert not at.exception
     assert any("entry 2" in e.value and "not a valid regular expression" in e.value for e in at.error)
     assert not any(m.label == "Must-keep lost" for m in at.metric)
+
+
+def test_the_runs_of_a_200_run_file_are_listed_by_task_trial_and_reward():
+    traj = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    runs = [{"task_id": i, "trial": 0, "reward": float(i % 2), "traj": traj} for i in range(200)]
+    at = start()
+    data = json.dumps(runs).encode()
+    at.file_uploader(key="session_uploads").set_value([("tau.json", data, "application/json")]).run()
+    assert not at.exception
+    options = at.selectbox(key="session_choice").options
+    assert at.selectbox(key="session_choice").value == "#0 task 0 · trial 0 · reward 0 — upload: tau.json"
+    assert "#117 task 117 · trial 0 · reward 1 — upload: tau.json" in options
+    at.selectbox(key="session_choice").set_value(
+        "#117 task 117 · trial 0 · reward 1 — upload: tau.json"
+    ).run()
+    assert any("**task 117 · trial 0 · reward 1**" in c.value for c in at.caption)
