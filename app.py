@@ -72,6 +72,7 @@ with results:
     replayed, must_keep_states = must_keep_panel.checked(replayed, facts)
     figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
     figures.summarizer_line(replayed)
+    figures.policy_notices(replayed)
     charts_tab, side_tab, events_tab, export_tab = st.tabs(["Charts", "Side by side", "Events", "Export"])
     with charts_tab:
         figures.charts_view(replayed, settings.context_window, must_keep_states)

@@ -23,7 +23,7 @@ from playground.endpoints import EndpointError, choose_key
 from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
 from playground.limits import LimitError, limits_table
-from playground.metrics import events_frame, totals, turns_frame
+from playground.metrics import events_frame, policy_notes, totals, turns_frame
 from playground.must_keep import MustKeepError
 from playground.must_keep import parse as parse_must_keep
 from playground.presets import PRESETS
@@ -269,6 +269,8 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, columns: list[str], 
     print("totals:", file=out)
     for note in result.summary_stats.notes:
         print(f"note: {printable(note)}", file=sys.stderr)
+    for level, note in policy_notes(events_frame(result)):
+        print(f"{'warning' if level == 'warning' else 'note'}: {printable(note)}", file=sys.stderr)
     for key, value in {**totals(frame), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 

@@ -15,11 +15,8 @@ from typing import Any
 
 from playground.caching import RULES, CacheRule, CacheTurn, Delta, cache_turns, rule_for
 from playground.pricing import PROVIDERS, Price, default_cache_rule, find_price, turn_cost
-from playground.replay import ReplayResult
+from playground.replay import NO_EDIT, ReplayResult
 from playground.tokens import REPLY_PRIMING
-
-# the actions a policy reports that leave the context as it was
-NO_EDIT = ("skip", "summary_failed", "thrash")
 
 
 class PricingError(ValueError):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import pandas as pd
 
 from playground.replay import ReplayResult, Turn
 from policies.messages import CLIPPED, DECISION_LOG, ORIGINAL, STUB, SUMMARY, Message
@@ -60,6 +63,19 @@ def request_fates(result: ReplayResult, turn: Turn) -> list[Placed]:
     return [Placed(i, m, fate_of(m, i < pinned), count(m)) for i, m in enumerate(turn.request)]
 
 
-def event_turns(result: ReplayResult) -> list[int]:
-    """Turns at which a policy acted or a violation was found, for jumping between events."""
-    return sorted({e.turn for e in result.events})
+# what the side-by-side view can step between: name -> which rows of the events frame count
+STEP_KINDS: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
+    "any event": lambda e: e["action"] != "idle",
+    "compaction": lambda e: e["action"].isin(("compact", "fold")),
+    "cache break": lambda e: e["action"] == "cache_break",
+    "violation": lambda e: e["policy"] == "validity",
+    "stub": lambda e: e["action"] == "stub",
+    "clip": lambda e: e["action"] == "clip",
+}
+
+
+def event_turns(events: pd.DataFrame, kind: str = "any event") -> list[int]:
+    """Turns holding an event of ``kind`` (a STEP_KINDS name), for jumping between them."""
+    if events.empty:
+        return []
+    return sorted(set(events.loc[STEP_KINDS[kind](events), "turn"].astype(int)))

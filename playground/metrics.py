@@ -195,6 +195,25 @@ def events_frame(result: ReplayResult, turns: pd.DataFrame | None = None) -> pd.
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)
 
 
+def policy_notes(events: pd.DataFrame) -> list[tuple[str, str]]:
+    """What the page and the CLI say about policies that did not do their job: (level, text),
+    level "warning" for a budget a policy could not meet, "info" for one that never acted."""
+    notes = []
+    unmet = events[events["action"] == "budget_unmet"]
+    for (position, policy), group in unmet.groupby(["position", "policy"], sort=True):
+        worst = group.loc[group["tokens_after"].idxmax()]
+        notes.append(
+            (
+                "warning",
+                f"{position}. {policy} could not meet its budget on {group['turn'].nunique():,} turn(s); "
+                f"at turn {worst['turn']}: {worst['detail']}.",
+            )
+        )
+    for row in events[events["action"] == "idle"].itertuples():
+        notes.append(("info", f"{row.position}. {row.policy} {row.detail}, so it changes nothing here."))
+    return notes
+
+
 def totals(frame: pd.DataFrame) -> dict[str, float | int]:
     """Per-session figures from a turns frame: peaks, finals, the token bill, savings, counts."""
     if frame.empty:

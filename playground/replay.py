@@ -44,6 +44,10 @@ class Settings:
         )
 
 
+# event actions that record what a policy did not do: no message of the request changed
+NO_EDIT = ("skip", "summary_failed", "thrash", "budget_unmet", "idle")
+
+
 @dataclass(frozen=True)
 class Event:
     """One policy action (or a validity violation) with the turn it shaped."""
@@ -154,6 +158,7 @@ class _Run:
 
     def __init__(self, session, stack, settings, counter, summarizer, progress=None) -> None:
         self.session: Session = session
+        self.stack = stack
         # only the hooks a policy overrides are called: the base ones change nothing
         self.appenders = [(pos, p) for pos, p in stack if type(p).on_append is not Policy.on_append]
         self.compilers = [(pos, p) for pos, p in stack if type(p).on_compile is not Policy.on_compile]
@@ -190,6 +195,42 @@ class _Run:
             appended = self.append(index, message)
             if appended is not None:
                 self.working.append(appended)
+        self.report_idle()
+
+    def report_idle(self) -> None:
+        """An event at the last turn for each policy that never changed a request: its thresholds
+        sit above what this session reaches, so tuning it here changes nothing."""
+        if not self.turns:
+            return
+        acted = {e.position for e in self.events if e.position and e.action not in NO_EDIT}
+        last = self.turns[-1]
+        peak = max(t.context_tokens for t in self.turns)
+        for position, policy in self.stack:
+            if position in acted:
+                continue
+            settings = ", ".join(
+                f"{p.name} {value:,}"
+                for p in policy.params
+                if p.type in (int, float)
+                and not isinstance(value := getattr(policy, p.name), bool | type(None))
+            )
+            detail = (
+                f"never acted in {len(self.turns):,} turns (peak context {peak:,} tokens"
+                + (f"; {settings}" if settings else "")
+                + "): its thresholds are above what this session reaches"
+            )
+            self.events.append(
+                Event(
+                    last.number,
+                    position,
+                    policy.name(),
+                    "idle",
+                    (),
+                    last.context_tokens,
+                    last.context_tokens,
+                    detail,
+                )
+            )
 
     def append(self, index: int, message: Message) -> Message | None:
         turn = len(self.turns) + 1  # the inference this message will first be part of

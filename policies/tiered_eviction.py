@@ -160,8 +160,8 @@ class TieredEvictionPolicy(Policy):
             event.report(
                 "budget_unmet",
                 (),
-                f"{tokens:,} tokens remain over the {budget:,} budget: standing rules and the last "
-                f"{self.keep_recent} messages are never cut",
+                f"{tokens:,} tokens remain over the {budget:,} budget: standing rules, the last "
+                f"{self.keep_recent} messages and the arguments of tool calls are never cut",
             )
         if len(out) == len(messages) and all(a is b for a, b in zip(out, messages, strict=True)):
             return None

@@ -20,5 +20,20 @@ def show(replayed: Replayed) -> None:
         shown = shown[shown["policy"].isin(policies)]
     if actions:
         shown = shown[shown["action"].isin(actions)]
-    st.caption(f"{len(shown):,} of {len(events):,} events")
-    st.dataframe(shown, hide_index=True, width="stretch")
+    st.caption(f"{len(shown):,} of {len(events):,} events · pick a row to open its turn in **Side by side**")
+    st.session_state["events_shown"] = shown["turn"].tolist()  # what the selection's rows refer to
+    st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        key="events_table",
+        on_select=_jump,
+        selection_mode="single-row",
+    )
+
+
+def _jump() -> None:
+    rows = st.session_state["events_table"].selection.rows
+    turns = st.session_state.get("events_shown", [])
+    if rows and rows[0] < len(turns):
+        st.session_state["turn"] = int(turns[rows[0]])

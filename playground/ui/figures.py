@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from playground import charts
+from playground import charts, metrics
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 
@@ -171,24 +171,45 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
         row3[3].metric("Turns", f"{figures['turns']:,}")
 
 
+def _jump(key: str) -> None:
+    """A click on a chart point opens that turn in the side-by-side view."""
+    points = st.session_state[key].selection.points
+    turn = next((p.get("x") for p in points if isinstance(p.get("x"), int | float)), None)
+    if turn is not None:
+        st.session_state["turn"] = int(turn)
+
+
+def _chart(figure, key: str, where=st) -> None:
+    where.plotly_chart(
+        figure, width="stretch", key=key, on_select=lambda: _jump(key), selection_mode="points"
+    )
+
+
 def charts_view(
     replayed: Replayed, context_window: int, must_keep_states: pd.DataFrame | None = None
 ) -> None:
     turns, events = replayed.turns, replayed.events
+    st.caption("Click a point on a chart to open that turn in **Side by side**.")
     if must_keep_states is not None:
-        st.plotly_chart(charts.must_keep_chart(must_keep_states), width="stretch", key="chart_must_keep")
+        _chart(charts.must_keep_chart(must_keep_states), "chart_must_keep")
     if turns["cost_usd"].notna().all():
-        st.plotly_chart(charts.cost_chart(turns), width="stretch", key="chart_cost")
+        _chart(charts.cost_chart(turns), "chart_cost")
         left, right = st.columns(2)
-        left.plotly_chart(charts.cumulative_cost_chart(turns), width="stretch", key="chart_cumulative")
-        right.plotly_chart(charts.cache_hit_chart(turns), width="stretch", key="chart_cache_hits")
-    st.plotly_chart(charts.tokens_chart(turns, events, context_window), width="stretch", key="chart_tokens")
-    st.plotly_chart(charts.quality_chart(turns), width="stretch", key="chart_quality")
+        _chart(charts.cumulative_cost_chart(turns), "chart_cumulative", left)
+        _chart(charts.cache_hit_chart(turns), "chart_cache_hits", right)
+    _chart(charts.tokens_chart(turns, events, context_window), "chart_tokens")
+    _chart(charts.quality_chart(turns), "chart_quality")
 
     left, right = st.columns(2)
-    left.plotly_chart(charts.stubs_chart(turns), width="stretch", key="chart_stubs")
-    right.plotly_chart(charts.composition_chart(turns), width="stretch", key="chart_composition")
-    st.plotly_chart(charts.removed_chart(turns), width="stretch", key="chart_removed")
+    _chart(charts.stubs_chart(turns), "chart_stubs", left)
+    _chart(charts.composition_chart(turns), "chart_composition", right)
+    _chart(charts.removed_chart(turns), "chart_removed")
+
+
+def policy_notices(replayed: Replayed) -> None:
+    """A policy that cannot meet its budget (a warning) or never acts (a note)."""
+    for level, note in metrics.policy_notes(replayed.events):
+        (st.warning if level == "warning" else st.info)(escape_markdown(note))
 
 
 def summarizer_line(replayed: Replayed) -> None:

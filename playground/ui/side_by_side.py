@@ -12,6 +12,7 @@ from playground.fates import (
     DROPPED,
     INTACT,
     PINNED,
+    STEP_KINDS,
     STUBBED,
     SUMMARIZED,
     Placed,
@@ -106,22 +107,29 @@ def show(replayed: Replayed) -> None:
     last = len(result.turns)
     st.session_state["turn"] = min(max(int(st.session_state["turn"]), 1), last)
     current = st.session_state["turn"]
-    marked = event_turns(result)
+    cols = st.columns([1.4, 1, 1, 5], vertical_alignment="bottom")
+    kind = cols[0].selectbox("Step to", list(STEP_KINDS), key="step_kind")
+    marked = event_turns(replayed.events, kind)
     previous_event = max((t for t in marked if t < current), default=None)
     next_event = min((t for t in marked if t > current), default=None)
-    cols = st.columns([1, 1, 6], vertical_alignment="bottom")
-    cols[0].button(
-        "◀ event",
+    cols[1].button(
+        "◀ previous",
         disabled=previous_event is None,
         on_click=_step,
         args=(previous_event,),
         key="turn_prev_event",
+        help=f"The previous turn with: {kind}" + ("" if marked else " (this replay has none)"),
     )
-    cols[1].button(
-        "event ▶", disabled=next_event is None, on_click=_step, args=(next_event,), key="turn_next_event"
+    cols[2].button(
+        "next ▶",
+        disabled=next_event is None,
+        on_click=_step,
+        args=(next_event,),
+        key="turn_next_event",
+        help=f"The next turn with: {kind}" + ("" if marked else " (this replay has none)"),
     )
     if last > 1:
-        cols[2].slider("Turn", 1, last, key="turn")
+        cols[3].slider("Turn", 1, last, key="turn")
     turn = result.turns[st.session_state["turn"] - 1]
     row = replayed.turns.iloc[turn.number - 1]
     st.caption(

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from playground.cli import main as cli
 from playground.config import load_config, parse_config
 from playground.formats import read_path
-from playground.metrics import totals, turns_frame
+from playground.metrics import events_frame, totals, turns_frame
 from playground.replay import replay
 from playground.ui.text import WORD_JOINER
 from tests.e2e.conftest import SERVER_KEY
@@ -23,6 +23,10 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).parents[2]
 LEAVE = ROOT / "sample_sessions" / "leave_request_hr.json"
 REAL = ROOT / "tests" / "fixtures" / "msa_astropy12907.traj.json"
+DEFAULT_STACK = (
+    "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5},"
+    " CompactionPolicy: {max_input_tokens: 80000}]"
+)
 
 
 def metric(page, label: str):
@@ -58,7 +62,7 @@ def test_upload_a_transcript_and_see_its_figures(page):
     upload(page, "Upload transcripts", REAL)
     expected = replay_figures(
         REAL,
-        "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5}, CompactionPolicy: {max_input_tokens: 80000}]",
+        DEFAULT_STACK,
     )
     wait_for_metric(page, "Stubs created", str(expected["stubs_created"]))
     wait_for_metric(page, "Peak context", f"{expected['peak_context_tokens']:,}")
@@ -289,8 +293,7 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     settings = "model: claude-sonnet-4-5\ncontext_window: 200000\n"
     default = replay_figures(
         REAL,
-        settings
-        + "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5}, CompactionPolicy: {max_input_tokens: 80000}]",
+        settings + DEFAULT_STACK,
     )
     assert default["saved_usd"] < 0 < default["saved_pct"]
     wait_for_metric(page, "Money lost", dollars(-default["saved_usd"]))
@@ -318,3 +321,40 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     )
     assert batched["saved_usd"] > 0
     wait_for_metric(page, "Money saved", dollars(batched["saved_usd"]))
+
+
+# where a turn of the "Tokens sent per turn" chart's stack line is drawn, in page pixels
+TOKENS_POINT = """(turn) => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    p => p.layout && p.layout.title && p.layout.title.text.includes('Tokens sent per turn'));
+  if (!plot || !plot._fullData) return null;
+  const trace = plot._fullData.find(t => t.name === 'context (stack)');
+  const i = trace.x.indexOf(turn);
+  const box = plot.getBoundingClientRect(), xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+  return {x: box.left + xa._offset + xa.l2p(trace.x[i]), y: box.top + ya._offset + ya.l2p(trace.y[i])};
+}"""
+
+
+def test_a_click_on_a_chart_point_or_an_event_row_opens_that_turn(page):
+    tokens = page.locator(".st-key-chart_tokens")
+    tokens.scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({TOKENS_POINT})(17) !== null")
+    point = page.evaluate(f"({TOKENS_POINT})(17)")
+    page.mouse.move(point["x"], point["y"])
+    page.mouse.click(point["x"], point["y"])
+    idle(page)
+    page.get_by_role("tab", name="Side by side").click()
+    expect(page.get_by_text("Turn 17: the request before recorded reply")).to_be_visible()
+
+    page.get_by_role("tab", name="Events").click()
+    grid = page.get_by_test_id("stDataFrame").first
+    expect(grid).to_be_visible()
+    config = parse_config(DEFAULT_STACK)
+    result = replay(read_path(LEAVE)[0], config.stack, config.settings)
+    first = int(events_frame(result, turns_frame(result)).iloc[0]["turn"])
+    assert first != 17
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)  # the first row's selection box
+    idle(page)
+    page.get_by_role("tab", name="Side by side").click()
+    expect(page.get_by_text(f"Turn {first}: the request before recorded reply")).to_be_visible()

@@ -1,4 +1,5 @@
 import itertools
+from pathlib import Path
 
 import pytest
 
@@ -226,3 +227,26 @@ def test_the_unchanged_prefix_hint_never_changes_what_eviction_does(keep, around
             fast = replay(session, stack("ToolEvictionPolicy"))
             full = replay(session, stack("EvictionWithoutHint"))
             assert [t.context for t in fast.turns] == [t.context for t in full.turns]
+
+
+def test_a_policy_that_never_acts_and_one_that_cannot_meet_its_budget_both_say_so():
+    from playground.formats import read_path
+    from playground.metrics import events_frame, policy_notes
+
+    session = read_path(Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json")[0]
+    stack = [
+        PolicySpec("TieredEvictionPolicy", {"budget_tokens": 1000}),
+        PolicySpec("CompactionPolicy", {"max_input_tokens": 80000}),
+    ]
+    result = replay(session, stack)
+    idle = [e for e in result.events if e.action == "idle"]
+    assert [(e.turn, e.position, e.policy) for e in idle] == [(26, 2, "CompactionPolicy")]
+    assert "never acted in 26 turns" in idle[0].detail and "max_input_tokens 80,000" in idle[0].detail
+    notes = policy_notes(events_frame(result))
+    assert notes[0][0] == "warning" and notes[0][1].startswith(
+        "1. TieredEvictionPolicy could not meet its budget on"
+    )
+    assert "over the 1,000 budget" in notes[0][1]
+    assert notes[1] == ("info", f"2. CompactionPolicy {idle[0].detail}, so it changes nothing here.")
+    acting = replay(session, [PolicySpec("TieredEvictionPolicy", {"budget_tokens": 6000})])
+    assert not policy_notes(events_frame(acting))  # it acts and meets its budget: nothing to say

@@ -354,3 +354,34 @@ def test_the_runs_of_a_200_run_file_are_listed_by_task_trial_and_reward():
         "#117 task 117 · trial 0 · reward 1 — upload: tau.json"
     ).run()
     assert any("**task 117 · trial 0 · reward 1**" in c.value for c in at.caption)
+
+
+def test_the_page_says_when_a_policy_misses_its_budget_or_never_acts():
+    at = start()
+    assert any(
+        "3. CompactionPolicy never acted in 26 turns" in text(i) for i in at.info
+    )  # the default stack's trigger (80,000) is far above this session's peak
+    config = b"version: 1\nstack:\n- TieredEvictionPolicy: {budget_tokens: 1000}\n"
+    at.file_uploader(key="config_upload").set_value(("tight.yaml", config, "application/x-yaml")).run()
+    assert any("TieredEvictionPolicy could not meet its budget" in text(w) for w in at.warning)
+    assert not any("never acted" in text(i) for i in at.info)
+
+
+def test_side_by_side_steps_to_the_next_compaction_skipping_other_events():
+    at = start()
+    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    config = b"version: 1\nstack:\n- ToolEvictionPolicy: {keep_last_n: 5}\n- CompactionPolicy: {max_input_tokens: 12000, keep_recent: 6}\n"
+    at.file_uploader(key="config_upload").set_value(("c.yaml", config, "application/x-yaml")).run()
+    events = at.session_state["events_shown"]
+    assert events  # the Events tab lists what happened
+    at.button(key="turn_next_event").click().run()
+    any_event = at.session_state["turn"]
+    at.slider(key="turn").set_value(1).run()
+    at.selectbox(key="step_kind").set_value("compaction").run()
+    at.button(key="turn_next_event").click().run()
+    first_compaction = at.session_state["turn"]
+    assert first_compaction > any_event  # stubs came first; the compaction step skips them
+    caption = next(c.value for c in at.caption if c.value.startswith(f"Turn {first_compaction}:"))
+    assert "tokens sent" in caption
+    at.selectbox(key="step_kind").set_value("violation").run()
+    assert at.button(key="turn_next_event").disabled  # this stack sends no invalid request
