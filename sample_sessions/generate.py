@@ -1149,6 +1149,88 @@ def ops_runs() -> list[dict]:
     return runs
 
 
+# --- 7. An OpenTelemetry GenAI trace: the data analyst's session as its instrumentation exports it
+
+
+def _otel_parts(message: dict) -> dict:
+    """One chat message in the GenAI semantic conventions' shape (v1.37): role and typed parts."""
+    parts = []
+    if message.get("role") == "tool":
+        parts.append(
+            {"type": "tool_call_response", "id": message["tool_call_id"], "response": message["content"]}
+        )
+    elif message.get("content"):
+        parts.append({"type": "text", "content": message["content"]})
+    for call in message.get("tool_calls", []):
+        function = call["function"]
+        parts.append(
+            {
+                "type": "tool_call",
+                "id": call["id"],
+                "name": function["name"],
+                "arguments": json.loads(function["arguments"]),
+            }
+        )
+    return {"role": message["role"], "parts": parts}
+
+
+def otel_trace(messages: list[dict]) -> dict:
+    """An OTLP JSON export with one chat span per assistant reply, as OpenTelemetry GenAI
+    instrumentations record them with message capture on: the whole request in
+    gen_ai.input.messages (the system prompt in gen_ai.system_instructions), the reply in
+    gen_ai.output.messages, token usage on the span."""
+
+    def attribute(key: str, value) -> dict:
+        if isinstance(value, int):
+            return {"key": key, "value": {"intValue": str(value)}}
+        return {"key": key, "value": {"stringValue": value}}
+
+    system, history = messages[0], messages[1:]
+    spans, start, prompt = [], 1_796_000_000 * 10**9, 900
+    for i, message in enumerate(history):
+        if message["role"] != "assistant":
+            continue
+        request = [_otel_parts(m) for m in history[:i]]
+        reply = _otel_parts(message)
+        prompt += sum(len(json.dumps(m)) // 4 for m in request[-2:])
+        output = len(json.dumps(reply)) // 4
+        spans.append(
+            {
+                "traceId": "5b8efff798038103d269b633813fc60c",
+                "spanId": f"{len(spans) + 1:016x}",
+                "parentSpanId": "00000000000000aa",
+                "name": "chat gpt-4o",
+                "kind": 3,
+                "startTimeUnixNano": str(start),
+                "endTimeUnixNano": str(start + 2_400_000_000),
+                "attributes": [
+                    attribute("gen_ai.operation.name", "chat"),
+                    attribute("gen_ai.provider.name", "openai"),
+                    attribute("gen_ai.request.model", "gpt-4o"),
+                    attribute(
+                        "gen_ai.system_instructions",
+                        json.dumps([{"type": "text", "content": system["content"]}]),
+                    ),
+                    attribute("gen_ai.input.messages", json.dumps(request, ensure_ascii=False)),
+                    attribute("gen_ai.output.messages", json.dumps([reply], ensure_ascii=False)),
+                    attribute("gen_ai.usage.input_tokens", prompt),
+                    attribute("gen_ai.usage.output_tokens", output),
+                ],
+            }
+        )
+        start += 20 * 10**9
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": [attribute("service.name", "data-analyst-agent")]},
+                "scopeSpans": [
+                    {"scope": {"name": "opentelemetry.instrumentation.openai_v2"}, "spans": spans}
+                ],
+            }
+        ]
+    }
+
+
 def main() -> None:
     files = {
         "leave_request_hr.json": leave_request(),
@@ -1162,6 +1244,9 @@ def main() -> None:
     with open(HERE / "data_analyst_orders.jsonl", "w", encoding="utf-8") as out:
         for message in data_analyst():
             out.write(json.dumps(message, ensure_ascii=False) + "\n")
+    (HERE / "data_analyst_otel_trace.json").write_text(
+        json.dumps(otel_trace(data_analyst()), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

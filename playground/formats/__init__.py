@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from playground.formats import anthropic, langchain, openai_chat, responses
+from playground.formats import anthropic, langchain, openai_chat, otel, responses
 from playground.formats.builder import too_many_messages
 from playground.limits import LIMITS, over
 from playground.session import Session, TranscriptError
@@ -60,7 +60,10 @@ def _looks_utf16(data: bytes) -> bool:
     return len(head) >= 4 and (head[1::2].count(0) > len(head) // 3 or head[0::2].count(0) > len(head) // 3)
 
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+# a string, or an unterminated one running to the end of a truncated file: possessive and
+# anchored at the end, so the scan is linear whatever the quotes (an unterminated string
+# would otherwise be searched for its end again from every quote after it)
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
 _OPEN = np.zeros(256, dtype=np.int8)
 _OPEN[[ord("["), ord("{")]] = 1
 _OPEN[[ord("]"), ord("}")]] = -1
@@ -139,6 +142,12 @@ def _reason(error: json.JSONDecodeError) -> str:
 
 
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
+# what the readers know, said when a file is none of them
+READABLE = (
+    "OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON), "
+    "and lists or {runs: [...]} of any of them"
+)
 RUN_LIST_KEYS = ("sessions", "runs", "trajectories")
 NAME_KEYS = ("name", "instance_id", "session_id", "id", "title")
 # what an eval's results file records about each run (tau-bench: task_id, trial, reward), to
@@ -157,6 +166,8 @@ RUN_FACTS = (
 def sessions_from_data(data: Any, file: str) -> list[Session]:
     """Detect the format of parsed JSON and read every session in it."""
     stem = os.path.splitext(os.path.basename(file))[0]
+    if otel.looks_like(data):
+        return otel.read(data, file)
     if isinstance(data, dict):
         runs = next((data[k] for k in RUN_LIST_KEYS if isinstance(data.get(k), list)), None)
         if runs is not None and runs and all(_is_run(r) for r in runs):
@@ -220,7 +231,10 @@ def _read_run(data: dict, file: str, name: str, where: str) -> Session:
     if key is None:
         keys = ", ".join(sorted(map(str, data))[:8]) or "none"
         raise TranscriptError(
-            file, where, f"no message list found (looked for {', '.join(MESSAGE_KEYS[:3])}; keys: {keys})"
+            file,
+            where,
+            f"no message list found (looked for {', '.join(MESSAGE_KEYS[:3])}; keys: {keys}). "
+            f"Readable: {READABLE}",
         )
     if not data[key]:
         raise TranscriptError(file, key, "an empty list: no messages")
@@ -243,7 +257,9 @@ def read_messages(
         return anthropic.read(items, file, name, system=system, tools=tools)
     if openai_chat.looks_like(items[0]):
         return openai_chat.read(items, file, name, tools=tools)
-    raise TranscriptError(file, "item 0", f"not a recognised message: {_preview(items[0])}")
+    raise TranscriptError(
+        file, "item 0", f"not a recognised message: {_preview(items[0])}. Readable: {READABLE}"
+    )
 
 
 def _preview(value: Any) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from playground.formats import READABLE
 from playground.session import Session
 from playground.ui import cache
 from playground.ui.text import escape_markdown
@@ -65,7 +66,7 @@ def show(key: str = "session") -> Session | None:
         type=None,
         accept_multiple_files=True,
         key=f"{key}_uploads",
-        help="OpenAI chat, Anthropic Messages, OpenAI Responses, LangChain dumps, trajectories; files of several runs too.",
+        help=f"Readable: {READABLE}.",
     )
     choices: list[Choice] = []
     for name, data in _distinct(uploads or []):

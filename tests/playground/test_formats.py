@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.formats import read_bytes, read_messages, read_path
+from playground.formats import READABLE, read_bytes, read_messages, read_path
 from playground.formats.openai_chat import to_openai
 from playground.limits import LIMITS
 from playground.session import TranscriptError
@@ -277,14 +277,18 @@ def test_an_error_in_one_run_names_the_run():
         (b'"just text"', "t.json: top level: expected a list or an object, got str"),
         (
             b'{"info": {}, "data": 1}',
-            "t.json: top level: no message list found (looked for messages, history, traj; keys: data, info)",
+            "t.json: top level: no message list found (looked for messages, history, traj; keys: data, info)."
+            f" Readable: {READABLE}",
         ),
-        (b"[1, 2]", "t.json: item 0: not a recognised message: 1"),
+        (b"[1, 2]", f"t.json: item 0: not a recognised message: 1. Readable: {READABLE}"),
         (
             b'[{"role": "user", "content": "a"}, 3]',
             "t.json: message 1: expected a message object, got a number",
         ),
-        (b'[{"content": "a"}]', 't.json: item 0: not a recognised message: {"content": "a"}'),
+        (
+            b'[{"content": "a"}]',
+            f't.json: item 0: not a recognised message: {{"content": "a"}}. Readable: {READABLE}',
+        ),
         (b'[{"role": "tool", "content": "a"}]', "t.json: message 0: tool result has no tool_call_id"),
         (
             b'[{"role": "assistant", "tool_calls": [{"function": {"name": "x"}}]}]',
@@ -379,3 +383,126 @@ def test_runs_of_an_eval_results_file_are_named_by_task_trial_and_reward(tmp_pat
     named = [{"name": "incident-1", "task_id": 3, "messages": runs[0]["traj"]}]
     path.write_text(json.dumps([*named, {"messages": runs[0]["traj"]}]))
     assert [s.name for s in read_path(path)] == ["incident-1", "tau_results#1"]  # its own name first
+
+
+SAMPLES = Path(__file__).parents[2] / "sample_sessions"
+
+
+def otlp(*spans: dict) -> dict:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+
+
+def span(n: int, attributes: dict, trace: str = "t1") -> dict:
+    pairs = [
+        {"key": k, "value": {"intValue": str(v)} if isinstance(v, int) else {"stringValue": v}}
+        for k, v in attributes.items()
+    ]
+    return {
+        "traceId": trace,
+        "spanId": f"{n:016x}",
+        "name": "chat",
+        "startTimeUnixNano": str(n * 10**9),
+        "attributes": pairs,
+    }
+
+
+def test_an_opentelemetry_genai_trace_reads_as_the_session_its_spans_sent():
+    [traced] = read_path(SAMPLES / "data_analyst_otel_trace.json")
+    [chat] = read_path(SAMPLES / "data_analyst_orders.jsonl")
+    assert traced.format == "otel-genai" and traced.name == "gpt-4o trace 5b8efff79803"
+    assert [(m.role, m.content, m.tool_calls, m.tool_call_ids) for m in traced.messages] == [
+        (m.role, m.content, m.tool_calls, m.tool_call_ids) for m in chat.messages
+    ]
+    assert len(traced.usage) == traced.turns == 24  # each span's recorded input tokens, on its reply
+    assert len(traced.times) == 24 and not traced.warnings
+
+
+def test_an_otel_span_whose_input_does_not_continue_the_history_is_read_and_said():
+    user = lambda text: {"role": "user", "parts": [{"type": "text", "content": text}]}  # noqa: E731
+    reply = lambda text: json.dumps([{"role": "assistant", "parts": [{"type": "text", "content": text}]}])  # noqa: E731
+    data = otlp(
+        span(
+            2,
+            {
+                "gen_ai.input.messages": json.dumps(
+                    [user("a"), {"role": "assistant", "parts": [{"type": "text", "content": "b"}]}, user("c")]
+                ),
+                "gen_ai.output.messages": reply("d"),
+            },
+        ),
+        span(
+            1,
+            {
+                "gen_ai.input.messages": json.dumps([user("a")]),
+                "gen_ai.output.messages": reply("b"),
+                "gen_ai.usage.input_tokens": 7,
+            },
+        ),
+        span(
+            3,
+            {
+                "gen_ai.input.messages": json.dumps([user("summary of a-d"), user("e")]),
+                "gen_ai.output.messages": reply("f"),
+            },
+        ),
+    )
+    [session] = read_bytes(json.dumps(data).encode(), "t.json")
+    assert [m.content for m in session.messages] == ["a", "b", "c", "d", "summary of a-d", "e", "f"]
+    assert session.usage == {1: 7}
+    assert "does not continue the history" in str(session.warnings[0])
+
+
+def test_openllmetry_flattened_prompt_attributes_are_read():
+    attributes = {
+        "gen_ai.prompt.0.role": "user",
+        "gen_ai.prompt.0.content": "weather in Oslo?",
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.tool_calls.0.id": "c1",
+        "gen_ai.completion.0.tool_calls.0.name": "weather",
+        "gen_ai.completion.0.tool_calls.0.arguments": '{"city": "Oslo"}',
+    }
+    second = {
+        **attributes,
+        "gen_ai.prompt.1.role": "assistant",
+        "gen_ai.prompt.1.tool_calls.0.id": "c1",
+        "gen_ai.prompt.1.tool_calls.0.name": "weather",
+        "gen_ai.prompt.1.tool_calls.0.arguments": '{"city": "Oslo"}',
+        "gen_ai.prompt.2.role": "tool",
+        "gen_ai.prompt.2.tool_call_id": "c1",
+        "gen_ai.prompt.2.content": "-3 C",
+        "gen_ai.completion.0.content": "It is -3 C.",
+    }
+    del second["gen_ai.completion.0.tool_calls.0.id"], second["gen_ai.completion.0.tool_calls.0.name"]
+    spans = [
+        {"context": {"trace_id": "0xabc"}, "name": "openai.chat", "start_time": t, "attributes": a}
+        for t, a in (("2026-11-30T10:00:00Z", attributes), ("2026-11-30T10:00:05Z", second))
+    ]
+    [session] = read_bytes(json.dumps(spans).encode(), "spans.json")
+    assert [(m.role, m.content) for m in session.messages] == [
+        ("user", "weather in Oslo?"),
+        ("assistant", ""),
+        ("tool", "-3 C"),
+        ("assistant", "It is -3 C."),
+    ]
+    assert session.messages[1].tool_calls[0].name == "weather" and session.messages[2].tool_call_ids == (
+        "c1",
+    )
+
+
+def test_a_trace_without_recorded_prompts_says_what_it_found_and_how_to_get_them():
+    data = otlp(span(1, {"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 12}))
+    with pytest.raises(
+        TranscriptError,
+        match=r"1 span\(s\), none with gen_ai.input.messages.*gen_ai.operation.name, gen_ai.usage.input_tokens.*CAPTURE_MESSAGE_CONTENT",
+    ):
+        read_bytes(json.dumps(data).encode(), "t.json")
+    bad = otlp(span(1, {"gen_ai.input.messages": json.dumps([{"parts": []}])}))
+    with pytest.raises(TranscriptError, match=r"gen_ai.input.messages\[0\] has no role"):
+        read_bytes(json.dumps(bad).encode(), "t.json")
+    with pytest.raises(TranscriptError, match="attributes must be a list or a mapping"):
+        read_bytes(
+            json.dumps(
+                {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "x", "attributes": 3}]}]}]}
+            ).encode(),
+            "t.json",
+        )

@@ -519,3 +519,13 @@ def test_the_readme_lists_every_limit_with_its_default():
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     rows = [f"| `{setting}` | {value} | {about} |" for setting, value, about in limits.limits_table()]
     assert all(row in readme for row in rows), "README's limits table is out of date: playground limits"
+
+
+def test_bracket_depth_counts_outside_strings_even_in_a_truncated_file():
+    from playground.formats import nesting_depth
+
+    assert nesting_depth(b'["a[", {"b\\"]": [1]}]') == 3  # brackets inside strings, escaped quotes
+    assert nesting_depth(b'[["cut off [[[[') == 2  # an unterminated string runs to the end
+    assert nesting_depth(b'["ends in a backslash \\') == 1
+    # a truncated payload of escaped quotes (JSON inside JSON): one linear pass, not one per quote
+    assert nesting_depth(b'[{"attributes": "' + b'[\\"x\\", ' * 200_000) == 2

@@ -52,7 +52,7 @@ def test_starts_on_the_default_session_with_pyagentic_stack():
 def test_every_sample_session_replays():
     at = start()
     options = at.selectbox(key="session_choice").options
-    assert len(options) == 8  # six files, one of them holding three sessions
+    assert len(options) == 9  # seven files, one of them holding three sessions
     for option in options:
         at.selectbox(key="session_choice").set_value(option).run()
         assert not at.exception and not at.error, option
