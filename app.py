@@ -33,6 +33,11 @@ st.caption(
     "are replayed as they were: the figures show what each stack would have kept and sent, "
     "not what the model would have answered with a different context."
 )
+st.caption(
+    "**How to start:** pick a sample session or upload your own in the sidebar, change the stack on "
+    "the left (a preset, a slider, drag to reorder), and read what it saves, costs and loses on the "
+    "right; *Side by side* shows any turn's request next to the raw history."
+)
 
 session_box, model_box, summarizer_box, must_keep_box, config_box = (st.sidebar.container() for _ in range(5))
 config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
@@ -62,9 +67,10 @@ with results:
             progress.progress(turn / max(turns, 1), text=text)
 
     try:
-        replayed = cache.replayed(
-            session, specs, settings, pricing, summarizer_panel.api_key(), show_progress
-        )
+        with st.spinner("Replaying the session through the stack…"):
+            replayed = cache.replayed(
+                session, specs, settings, pricing, summarizer_panel.api_key(), show_progress
+            )
     except (SpecError, SummarizerError, ConfigError, LimitError) as error:
         st.error(f"This stack cannot run: {escape_markdown(str(error))}")
         st.stop()
@@ -73,16 +79,21 @@ with results:
     figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
     figures.summarizer_line(replayed)
     figures.policy_notices(replayed)
-    charts_tab, side_tab, events_tab, export_tab = st.tabs(["Charts", "Side by side", "Events", "Export"])
-    with charts_tab:
-        figures.charts_view(replayed, settings.context_window, must_keep_states)
-    with side_tab:
-        side_by_side.show(replayed)
-    with events_tab:
-        events.show(replayed)
-    with export_tab:
-        config = config_io.current_config(specs, settings, pricing, facts)
-        config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
+    # only the open view runs and is sent: the page draws 8 charts, not every view at once
+    charts_tab, side_tab, events_tab, export_tab = st.tabs(state.VIEWS, key="view", on_change="rerun")
+    if charts_tab.open:
+        with charts_tab:
+            figures.charts_view(replayed, settings.context_window, must_keep_states)
+    if side_tab.open:
+        with side_tab:
+            side_by_side.show(replayed)
+    if events_tab.open:
+        with events_tab:
+            events.show(replayed)
+    if export_tab.open:
+        with export_tab:
+            config = config_io.current_config(specs, settings, pricing, facts)
+            config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
 
 with summarizer_box:
     summarizer_panel.cache_figures()

@@ -20,7 +20,7 @@ def show(replayed: Replayed) -> None:
         shown = shown[shown["policy"].isin(policies)]
     if actions:
         shown = shown[shown["action"].isin(actions)]
-    st.caption(f"{len(shown):,} of {len(events):,} events · pick a row to open its turn in **Side by side**")
+    st.caption(f"{len(shown):,} of {len(events):,} events · pick a row to open its turn side by side")
     st.session_state["events_shown"] = shown["turn"].tolist()  # what the selection's rows refer to
     st.dataframe(
         shown,
@@ -37,3 +37,4 @@ def _jump() -> None:
     turns = st.session_state.get("events_shown", [])
     if rows and rows[0] < len(turns):
         st.session_state["turn"] = int(turns[rows[0]])
+        st.session_state["view"] = "Side by side"

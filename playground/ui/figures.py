@@ -177,6 +177,7 @@ def _jump(key: str) -> None:
     turn = next((p.get("x") for p in points if isinstance(p.get("x"), int | float)), None)
     if turn is not None:
         st.session_state["turn"] = int(turn)
+        st.session_state["view"] = "Side by side"
 
 
 def _chart(figure, key: str, where=st) -> None:
@@ -189,7 +190,7 @@ def charts_view(
     replayed: Replayed, context_window: int, must_keep_states: pd.DataFrame | None = None
 ) -> None:
     turns, events = replayed.turns, replayed.events
-    st.caption("Click a point on a chart to open that turn in **Side by side**.")
+    st.caption("Click a point on a chart to open that turn side by side.")
     if must_keep_states is not None:
         _chart(charts.must_keep_chart(must_keep_states), "chart_must_keep")
     if turns["cost_usd"].notna().all():

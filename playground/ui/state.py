@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+VIEWS = ("Charts", "Side by side", "Events", "Export")  # the result tabs, key "view"
+
 DEFAULTS = {
     "model": "gpt-4o",
     "context_window": 128_000,

@@ -342,13 +342,15 @@ def test_a_click_on_a_chart_point_or_an_event_row_opens_that_turn(page):
     point = page.evaluate(f"({TOKENS_POINT})(17)")
     page.mouse.move(point["x"], point["y"])
     page.mouse.click(point["x"], point["y"])
-    idle(page)
-    page.get_by_role("tab", name="Side by side").click()
+    idle(page)  # the click opens the side-by-side view at that turn
     expect(page.get_by_text("Turn 17: the request before recorded reply")).to_be_visible()
 
     page.get_by_role("tab", name="Events").click()
+    idle(page)  # the Events view runs when opened: wait until it is drawn and still
     grid = page.get_by_test_id("stDataFrame").first
     expect(grid).to_be_visible()
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
     config = parse_config(DEFAULT_STACK)
     result = replay(read_path(LEAVE)[0], config.stack, config.settings)
     first = int(events_frame(result, turns_frame(result)).iloc[0]["turn"])
@@ -356,5 +358,4 @@ def test_a_click_on_a_chart_point_or_an_event_row_opens_that_turn(page):
     box = grid.bounding_box()
     page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)  # the first row's selection box
     idle(page)
-    page.get_by_role("tab", name="Side by side").click()
     expect(page.get_by_text(f"Turn {first}: the request before recorded reply")).to_be_visible()

@@ -24,6 +24,12 @@ def text(element) -> str:
     return re.sub(r"\\(.)", r"\1", element.value).replace(WORD_JOINER, "")
 
 
+def view(at: AppTest, name: str) -> AppTest:
+    """Open a result tab: only the open one runs."""
+    at.session_state["view"] = name
+    return at.run()
+
+
 def cards(at: AppTest) -> str:
     """The side-by-side view's HTML (message cards go through st.html, never markdown)."""
     return "".join(element.proto.body for element in at.get("html"))
@@ -100,6 +106,7 @@ def test_importing_a_valid_config_replaces_the_stack_and_model():
     assert at.session_state["model"] == "gpt-4" and at.session_state["context_window"] == 8192
     window = entry_id(at, "SlidingWindowPolicy")
     assert at.slider(key=f"param_{window}_max_messages").value == 12
+    view(at, "Export")
     export = next(c.value for c in at.code if "version: 1" in c.value)
     assert export.strip() == config.decode().strip()  # the same file comes back out
 
@@ -140,6 +147,8 @@ def test_an_uploaded_transcript_is_selected_and_replayed(real_session_path):
 
 def test_side_by_side_steps_between_events():
     at = start()
+    assert not cards(at)  # only the open view runs: the charts, at first
+    view(at, "Side by side")
     at.button(key="turn_next_event").click().run()
     first_event = at.session_state["turn"]
     assert first_event > 1
@@ -164,6 +173,7 @@ def test_an_openai_compatible_summarizer_from_the_sidebar(tmp_path, monkeypatch)
         assert calls > 0 and int(metric(at, "Compactions")) > 0
         assert any("summaries (0 from cache" in c.value for c in at.caption)
         assert any(f"Summary cache: {calls} summaries" in c.value for c in at.caption)
+        view(at, "Export")
         export = next(c.value for c in at.code if "version: 1" in c.value)
         assert "kind: openai" in export and "sk-from-the-password-field" not in export
 
@@ -180,6 +190,7 @@ def test_what_a_window_loses_is_shown_at_the_turn_it_is_lost():
     config = b"version: 1\nstack:\n- SlidingWindowPolicy: {max_messages: 30}\n"
     at.file_uploader(key="config_upload").set_value(("window.yaml", config, "application/x-yaml")).run()
     assert int(metric(at, "Facts lost")) >= 1
+    view(at, "Side by side")
     at.slider(key="turn").set_value(26).run()
     warning = next(text(w) for w in at.warning if "no longer held" in w.value)
     assert "2027-02-26" in warning
@@ -209,7 +220,7 @@ def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
     broken = frame[frame["cache_break_at"].notna()]
     assert not broken.empty
     first = broken.iloc[0]
-    at = start()
+    at = view(start(), "Side by side")
     at.slider(key="turn").set_value(int(first["turn"])).run()
     page = cards(at)
     assert page.count('class="cache-break"') == 1
@@ -315,8 +326,8 @@ def test_a_declared_must_keep_fact_is_lost_by_a_window_and_kept_by_the_tiered_st
     assert at.text_area(key="must_keep_text").value == ""  # the config declares none: the box says so
     at.text_area(key="must_keep_text").set_value("fixed-term contract\n/E-[0-9]{4}/").run()
     assert metric(at, "Must-keep lost") == "1 of 2"
-    at.slider(key="turn").set_value(26).run()
     assert at.get("plotly_chart")  # the must-keep chart is drawn with the others
+    view(at, "Export")
     export = next(c.value for c in at.code if "version: 1" in c.value)
     from playground.config import parse_config
 
@@ -372,8 +383,8 @@ def test_side_by_side_steps_to_the_next_compaction_skipping_other_events():
     at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
     config = b"version: 1\nstack:\n- ToolEvictionPolicy: {keep_last_n: 5}\n- CompactionPolicy: {max_input_tokens: 12000, keep_recent: 6}\n"
     at.file_uploader(key="config_upload").set_value(("c.yaml", config, "application/x-yaml")).run()
-    events = at.session_state["events_shown"]
-    assert events  # the Events tab lists what happened
+    assert view(at, "Events").session_state["events_shown"]  # the Events tab lists what happened
+    view(at, "Side by side")
     at.button(key="turn_next_event").click().run()
     any_event = at.session_state["turn"]
     at.slider(key="turn").set_value(1).run()
