@@ -21,16 +21,33 @@ COLOURS = {
     "summary": "#a142f4",
 }
 LAYOUT = {
-    "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+    "margin": {"l": 10, "r": 40, "t": 40, "b": 70},
     "height": 340,
     "hovermode": "x unified",
-    "legend": {"orientation": "h", "y": -0.2},
+    "hoverlabel": {"namelength": -1},  # series names in full, never cut at 15 characters
+    # the legend in the figure's own bottom margin, under the turn axis (never on its title), and
+    # the toolbar upright at the right edge, off the title of a half-width chart
+    "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
+    "modebar": {"orientation": "v"},
+    "yaxis": {"rangemode": "tozero"},  # an all-zero series reads 0 to 1, never -1 to 1
 }
+# one colour per stack position, the same in the light and the dark theme
+POSITION_COLOURS = ("#1a73e8", "#e8710a", "#a142f4", "#1e8e3e", "#d93025", "#f9ab00", "#12b5cb", "#5f6368")
 
 
 def _empty(title: str) -> go.Figure:
     figure = go.Figure()
     figure.update_layout(title=title, **LAYOUT)
+    figure.update_xaxes(title={"text": "turn", "standoff": 4})
+    return figure
+
+
+def nothing_to_chart(figure: go.Figure, why: str) -> go.Figure:
+    """A chart with no series: says so where the axes would be, instead of drawing empty ones."""
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    figure.add_annotation(text=why, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
+    figure.update_layout(height=160)
     return figure
 
 
@@ -51,12 +68,25 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
     if turns.empty:
         return figure
     figure.add_trace(_raw_line(turns, turns["raw_tokens"]))
+    compactions = events[events["action"] == "compact"] if not events.empty else events
+    # what happened at a turn is told on that turn's own point: a marker trace's hover would
+    # also answer for the turns beside it (unified hover takes each trace's nearest point)
+    notes = {turn: "" for turn in turns["turn"]}
+    for row in turns[turns["over_window"] > 0].itertuples():
+        notes[row.turn] += "<br><b>over the context window</b>"
+    for row in compactions.itertuples():
+        notes[row.turn] += (
+            f"<br>compaction ({plain(row.policy)}): {row.messages} messages, "
+            f"{row.tokens_before:,} → {row.tokens_after:,} tokens"
+        )
     figure.add_trace(
         go.Scatter(
             x=turns["turn"],
             y=turns["context_tokens"],
             name="context (stack)",
             line={"color": COLOURS["context"], "width": 3},
+            customdata=[notes[t] for t in turns["turn"]],
+            hovertemplate="%{y:,} tokens%{customdata}",
         )
     )
     recorded = turns.dropna(subset=["recorded_prompt_tokens"])
@@ -79,7 +109,7 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
                 name="over the context window",
                 mode="markers",
                 marker={"color": COLOURS["window"], "size": 9, "symbol": "x"},
-                hovertemplate="turn %{x}: %{y:,} tokens, over the window<extra></extra>",
+                hoverinfo="skip",
             )
         )
     if context_window <= 3 * float(turns["raw_tokens"].max()):
@@ -98,12 +128,7 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
             showarrow=False,
             font={"color": COLOURS["window"]},
         )
-    compactions = events[events["action"] == "compact"] if not events.empty else events
     if not compactions.empty:
-        hover = [
-            f"{row.policy}: {row.messages} messages compacted<br>{row.tokens_before:,} → {row.tokens_after:,} tokens"
-            for row in compactions.itertuples()
-        ]
         figure.add_trace(
             go.Scatter(
                 x=compactions["turn"],
@@ -111,12 +136,10 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
                 name="compaction",
                 mode="markers",
                 marker={"symbol": "triangle-down", "size": 13, "color": COLOURS["compaction"]},
-                hovertext=hover,
-                hoverinfo="text",
+                hoverinfo="skip",
             )
         )
     figure.update_yaxes(title="tokens", rangemode="tozero")
-    figure.update_xaxes(title="turn")
     return figure
 
 
@@ -130,10 +153,23 @@ def stubs_chart(turns: pd.DataFrame) -> go.Figure:
     )
     figure.add_trace(
         go.Scatter(
-            x=turns["turn"], y=turns["stubs_held"], name="stubs held", line={"color": COLOURS["context"]}
+            x=turns["turn"],
+            y=turns["stubs_held"],
+            name="stubs held (right axis)",
+            line={"color": COLOURS["context"]},
+            yaxis="y2",
         )
     )
-    figure.update_xaxes(title="turn")
+    figure.update_layout(
+        yaxis={"title": "created", "rangemode": "tozero"},
+        yaxis2={
+            "title": "held",
+            "overlaying": "y",
+            "side": "right",
+            "rangemode": "tozero",
+            "showgrid": False,
+        },
+    )
     return figure
 
 
@@ -153,7 +189,6 @@ def composition_chart(turns: pd.DataFrame) -> go.Figure:
             )
         )
     figure.update_yaxes(title="tokens")
-    figure.update_xaxes(title="turn")
     return figure
 
 
@@ -161,11 +196,15 @@ def removed_chart(turns: pd.DataFrame) -> go.Figure:
     """Tokens each policy of the stack removed, per turn."""
     figure = _empty("Tokens removed by each policy")
     columns = [c for c in turns.columns if c.startswith("removed_by_")]
+    if not columns:
+        return nothing_to_chart(figure, "No policy is enabled: nothing is removed.")
     for column in columns:
         position, _, name = column.removeprefix("removed_by_").partition("_")
-        figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=f"{position}. {name}"))
+        colour = POSITION_COLOURS[(int(position) - 1) % len(POSITION_COLOURS)]
+        figure.add_trace(
+            go.Bar(x=turns["turn"], y=turns[column], name=f"{position}. {name}", marker_color=colour)
+        )
     figure.update_layout(barmode="stack")
-    figure.update_xaxes(title="turn")
     return figure
 
 
@@ -200,7 +239,6 @@ def quality_chart(turns: pd.DataFrame) -> go.Figure:
         )
     figure.update_layout(barmode="group", height=240)
     figure.update_yaxes(title="count", rangemode="tozero")
-    figure.update_xaxes(title="turn")
     return figure
 
 
@@ -335,7 +373,6 @@ def must_keep_chart(states: pd.DataFrame) -> go.Figure:
                 x=[None], y=[None], mode="markers", name=state, marker={"color": colour, "symbol": "square"}
             )
         )
-    figure.update_layout(height=120 + 28 * len(grid), hovermode="closest")
-    figure.update_xaxes(title="turn")
+    figure.update_layout(height=150 + 28 * len(grid), hovermode="closest")
     figure.update_yaxes(type="category", autorange="reversed")  # "2027-02-26" is a fact, not a date
     return figure

@@ -35,7 +35,10 @@ def test_tokens_chart_has_raw_context_recorded_and_a_marker_per_compaction():
     assert names == ["raw history", "context (stack)", "recorded usage (raw)", "compaction"]
     marker = figure.data[3]
     assert list(marker.x) == [3] and list(marker.y) == [600]
-    assert "12 messages compacted" in marker.hovertext[0] and "2,400 → 600" in marker.hovertext[0]
+    assert marker.hoverinfo == "skip"  # told on the turn's own point, never on its neighbours'
+    context = figure.data[1]
+    assert [bool(note) for note in context.customdata] == [False, False, True, False]
+    assert "12 messages" in context.customdata[2] and "2,400 → 600" in context.customdata[2]
     assert list(figure.data[2].x) == [1, 3, 4]  # turns without recorded usage are left out
     assert figure.layout.shapes[0].y0 == 8000  # the context window line
 
@@ -56,13 +59,26 @@ def test_a_far_larger_window_is_named_not_drawn():
 def test_stubs_composition_and_removed_charts():
     frame = turns()
     stubs = charts.stubs_chart(frame)
-    assert [t.name for t in stubs.data] == ["stubs created", "stubs held"]
+    assert [t.name for t in stubs.data] == ["stubs created", "stubs held (right axis)"]
+    assert stubs.data[1].yaxis == "y2"  # 1 created next to 150 held stays visible
     assert list(stubs.data[1].y) == [0, 1, 1, 3]
     composition = charts.composition_chart(frame)
     assert [t.name for t in composition.data] == ["system", "user", "assistant", "tool", "stub", "summary"]
     assert all(t.stackgroup == "one" for t in composition.data)
     removed = charts.removed_chart(frame)
     assert [t.name for t in removed.data] == ["1. ToolEvictionPolicy", "2. CompactionPolicy"]
+    # a policy's colour is its place in the stack, the same in either theme
+    assert [t.marker.color for t in removed.data] == list(charts.POSITION_COLOURS[:2])
+    none = charts.removed_chart(frame.drop(columns=[c for c in frame if c.startswith("removed_by_")]))
+    assert none.data == () and "nothing is removed" in none.layout.annotations[0].text
+    assert not none.layout.yaxis.visible  # no -1 to 1 axis drawn around nothing
+
+
+def test_every_chart_names_its_series_in_full_and_keeps_the_legend_off_the_axis():
+    figure = charts.stubs_chart(turns())
+    assert figure.layout.hoverlabel.namelength == -1
+    assert figure.layout.legend.yref == "container" and figure.layout.legend.y == 0
+    assert figure.layout.yaxis.rangemode == "tozero"
 
 
 def test_empty_frames_give_empty_figures():
