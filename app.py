@@ -12,6 +12,7 @@ from playground.ui import (
     config_io,
     events,
     figures,
+    layout,
     model_picker,
     must_keep_panel,
     session_picker,
@@ -34,13 +35,17 @@ st.caption(
     "not what the model would have answered with a different context."
 )
 st.caption(
-    "**How to start:** pick a sample session or upload your own in the sidebar, change the stack on "
-    "the left (a preset, a slider, drag to reorder), and read what it saves, costs and loses on the "
-    "right; *Side by side* shows any turn's request next to the raw history."
+    "**How to start:** pick a sample session or upload your own in the sidebar, change the "
+    "*Policy stack* (a preset, a slider, drag to reorder), and read what it saves, costs and loses; "
+    "*Side by side* shows any turn's request next to the raw history."
 )
 
-session_box, model_box, summarizer_box, must_keep_box, config_box = (st.sidebar.container() for _ in range(5))
+# the editor beside the results; on a narrow screen the results come first
+st.html(layout.NARROW_SCREEN_CSS)
+editor, results = st.container(key="layout").columns([1, 2.4], gap="large")
+stack_box, config_box = editor.container(), editor.container()
 config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
+session_box, model_box, summarizer_box, must_keep_box = (st.sidebar.container() for _ in range(4))
 with session_box:
     session = session_picker.show()
 with summarizer_box:
@@ -51,8 +56,7 @@ with model_box:
 with must_keep_box:
     facts = must_keep_panel.show()
 
-editor, results = st.columns([1, 2.4], gap="large")
-with editor:
+with stack_box:
     specs = stack_editor.show()
 
 with results:

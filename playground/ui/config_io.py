@@ -32,7 +32,6 @@ def import_box(box: DeltaGenerator) -> None:
     """Config uploader: a valid config replaces stack, model and window; a bad one says why.
 
     Runs before the model and stack widgets are made, so it can set their state."""
-    box.header("Config")
     upload = box.file_uploader(
         "Import a stack config (YAML or JSON)", type=["yaml", "yml", "json"], key="config_upload"
     )

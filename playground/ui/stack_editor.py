@@ -120,7 +120,9 @@ def param_widget(param: Param, key: str) -> Any:
 
 def _add() -> None:
     name = st.session_state["stack_add_choice"]
-    st.session_state["stack"].append(new_entry(PolicySpec(name)))
+    entry = new_entry(PolicySpec(name))
+    st.session_state[f"panel_open_{entry['id']}"] = True  # the user added it to tune it
+    st.session_state["stack"].append(entry)
     st.session_state["stack_epoch"] += 1
 
 
@@ -197,13 +199,16 @@ def show() -> list[PolicySpec]:
 def _entry(position: int, entry: dict[str, Any]) -> None:
     cls = POLICY_TYPES[entry["name"]]
     title = f"{position}. {entry['name']}" + ("" if _enabled(entry) else " (disabled)")
-    with st.expander(title, expanded=len(st.session_state["stack"]) <= 3):
+    # open or shut as first drawn (open while the stack is short, or just added), then as the
+    # user leaves it:
+    # a keyed panel keeps its state when a policy is added, moved or disabled
+    opened = st.session_state.setdefault(f"panel_open_{entry['id']}", len(st.session_state["stack"]) <= 3)
+    with st.expander(title, expanded=opened, key=f"panel_{entry['id']}"):
         st.caption((cls.__doc__ or "").strip().split("\n\n")[0])
         on_col, remove_col = st.columns([1, 1], vertical_alignment="center")
         entry["enabled"] = on_col.toggle("enabled", key=f"enabled_{entry['id']}")
-        remove_col.button(
+        remove_col.button(  # no icon: its ligature name would be read out ("delete Remove")
             "Remove",
-            icon=":material/delete:",
             key=f"remove_{entry['id']}",
             on_click=_remove,
             args=(entry["id"],),

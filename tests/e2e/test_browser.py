@@ -184,8 +184,8 @@ def test_a_hostile_config_shows_no_environment_and_sends_no_key(page, tmp_path):
     plugins = tmp_path / "plugins.yaml"
     plugins.write_text('version: 1\nplugins: ["os:environ"]\nstack: [SlidingWindowPolicy]\n')
     upload(page, "Import a stack config", plugins)
+    expect(page.get_by_test_id("stMain")).to_contain_text("plugins cannot be loaded from an uploaded config")
     sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar).to_contain_text("plugins cannot be loaded from an uploaded config")
     with ChatStub() as stub:
         foreign = tmp_path / "foreign.yaml"
         foreign.write_text(
@@ -359,3 +359,26 @@ def test_a_click_on_a_chart_point_or_an_event_row_opens_that_turn(page):
     page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)  # the first row's selection box
     idle(page)
     expect(page.get_by_text(f"Turn {first}: the request before recorded reply")).to_be_visible()
+
+
+def test_adding_a_fourth_policy_keeps_the_panels_open_and_buttons_read_as_words(page):
+    panels = page.get_by_test_id("stMain").locator("[data-testid='stExpander'] details")
+    expect(panels).to_have_count(3)
+    assert all(p.get_attribute("open") is not None for p in panels.all())  # a short stack: all open
+    page.get_by_role("button", name="Add", exact=True).click()
+    idle(page)
+    expect(panels).to_have_count(4)
+    assert [p.get_attribute("open") is not None for p in panels.all()] == [True] * 4  # the new one too
+    assert page.get_by_role("button", name="Remove", exact=True).count() == 4  # not "delete Remove"
+
+
+def test_on_a_phone_the_results_come_before_the_editor(browser, app_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    phone = context.new_page()
+    phone.goto(app_url)
+    phone.get_by_text("Peak context").wait_for(timeout=30_000)
+    idle(phone)
+    figures = phone.get_by_test_id("stMetric").first.bounding_box()
+    editor = phone.get_by_role("heading", name="Policy stack").bounding_box()
+    context.close()
+    assert figures["y"] < editor["y"]
