@@ -32,7 +32,12 @@ def view(at: AppTest, name: str) -> AppTest:
 
 def cards(at: AppTest) -> str:
     """The side-by-side view's HTML (message cards go through st.html, never markdown)."""
-    return "".join(element.proto.body for element in at.get("html"))
+    return "".join(card_columns(at))
+
+
+def card_columns(at: AppTest) -> list[str]:
+    """The HTML blocks of the side-by-side view (the legend, the raw history, the request)."""
+    return [e.proto.body for e in at.get("html") if not e.proto.body.startswith("<style>")]
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -225,7 +230,7 @@ def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
     page = cards(at)
     assert page.count('class="cache-break"') == 1
     assert f"{int(first['cache_break_repaid']):,} tokens of the previous request re-paid" in page
-    sent = at.get("html")[-1].proto.body  # the right column: the compiled context sent
+    sent = card_columns(at)[-1]  # the right column: the compiled context sent
     before, after = sent.split('class="cache-break"')
     # the line sits between the last message still cached and the first one re-paid
     at_break = int(first["cache_break_at"])
