@@ -215,7 +215,7 @@ def test_transcript_text_is_shown_as_text_not_markdown(page, tmp_path):
     ]
     hostile.write_text(json.dumps({"name": name, "messages": messages}))
     upload(page, "Upload transcripts", hostile)
-    page.get_by_text("Side by side").first.click()
+    page.get_by_role("tab", name="Side by side").click()
     expect(page.get_by_test_id("stMain")).to_contain_text("Raw history (")  # the cards are drawn
     idle(page)
     sidebar = page.get_by_test_id("stSidebar")
@@ -252,7 +252,7 @@ def test_message_text_in_side_by_side_reads_character_for_character(page, tmp_pa
     ]
     session.write_text(json.dumps({"name": "code", "messages": messages}))
     upload(page, "Upload transcripts", session)
-    page.get_by_text("Side by side").first.click()
+    page.get_by_role("tab", name="Side by side").click()
     page.get_by_test_id("stSlider").filter(has_text="Turn").get_by_role("slider").press("End")
     card = page.locator(".msg").filter(has_text="tool · bash").first
     expect(card).to_be_visible()
@@ -311,7 +311,12 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     expect(hover).to_contain_text("cache break at message", timeout=10_000)
     expect(hover).to_contain_text("ToolEvictionPolicy")
 
-    page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset").click()
+    preset = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset")
+    # scrolled back up from the charts, the page settles (charts taking clicks re-lay out on
+    # scroll) before a person's click; a click in the same instant only focuses the box
+    preset.scroll_into_view_if_needed()
+    page.wait_for_timeout(1000)
+    preset.click()
     page.get_by_role("option", name="Cache-friendly (batched eviction)", exact=True).click()
     idle(page)
     batched = replay_figures(
