@@ -202,7 +202,9 @@ class _Run:
         sit above what this session reaches, so tuning it here changes nothing."""
         if not self.turns:
             return
-        acted = {e.position for e in self.events if e.position and e.action not in NO_EDIT}
+        # a policy that skipped (it was triggered, nothing was worth clearing) has not acted; one
+        # that tried and failed, or could not meet its budget, has: its own event says so
+        acted = {e.position for e in self.events if e.position and e.action not in ("skip", "idle")}
         last = self.turns[-1]
         peak = max(t.context_tokens for t in self.turns)
         for position, policy in self.stack:

@@ -110,24 +110,19 @@ def show(replayed: Replayed) -> None:
     cols = st.columns([1.4, 1, 1, 5], vertical_alignment="bottom")
     kind = cols[0].selectbox("Step to", list(STEP_KINDS), key="step_kind")
     marked = event_turns(replayed.events, kind)
-    previous_event = max((t for t in marked if t < current), default=None)
-    next_event = min((t for t in marked if t > current), default=None)
-    cols[1].button(
-        "◀ previous",
-        disabled=previous_event is None,
-        on_click=_step,
-        args=(previous_event,),
-        key="turn_prev_event",
-        help=f"The previous turn with: {kind}" + ("" if marked else " (this replay has none)"),
+    steps = (
+        ("◀ previous", "turn_prev_event", "previous", max((t for t in marked if t < current), default=None)),
+        ("next ▶", "turn_next_event", "next", min((t for t in marked if t > current), default=None)),
     )
-    cols[2].button(
-        "next ▶",
-        disabled=next_event is None,
-        on_click=_step,
-        args=(next_event,),
-        key="turn_next_event",
-        help=f"The next turn with: {kind}" + ("" if marked else " (this replay has none)"),
-    )
+    for column, (label, key, which, target) in zip(cols[1:3], steps, strict=True):
+        column.button(
+            label,
+            disabled=target is None,
+            on_click=_step,
+            args=(target,),
+            key=key,
+            help=f"The {which} turn with: {kind}" + ("" if marked else " (this replay has none)"),
+        )
     if last > 1:
         cols[3].slider("Turn", 1, last, key="turn")
     turn = result.turns[st.session_state["turn"] - 1]
