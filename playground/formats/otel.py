@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
+from playground.limits import LIMITS, over
 from playground.session import Session, TranscriptError
 from policies.base import shown
 from policies.messages import ToolCall
@@ -207,6 +208,22 @@ def _read_trace(spans: list[dict], file: str, trace: str) -> Session:
     return builder.build(name.strip())
 
 
+def _inner_json(text: str, key: str, builder: SessionBuilder) -> Any:
+    """An attribute that holds JSON text, read under the same bounds as a file (nesting depth,
+    numbers): the file's own depth check never saw inside the string. JSONDecodeError: not JSON."""
+    from playground.formats import _loads, nesting_depth  # the package imports this module
+
+    depth = nesting_depth(text.encode("utf-8", "surrogatepass"))
+    if depth > LIMITS.max_nesting:
+        raise builder.error(builder.where, str(over("max_nesting", f"{key}: brackets nested {depth:,} deep")))
+    try:
+        return _loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # NaN, Infinity, an integer of too many digits
+        raise builder.error(builder.where, f"{key}: {error}") from None
+
+
 # a message as read: (role, text, tool calls, tool call ids); equal tuples are the same message
 def _messages(attributes: dict, key: str, flat: str, builder: SessionBuilder) -> list[tuple]:
     raw = attributes.get(key)
@@ -214,8 +231,8 @@ def _messages(attributes: dict, key: str, flat: str, builder: SessionBuilder) ->
         return _flat(attributes, flat, builder)
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
+            raw = _inner_json(raw, key, builder)
+        except json.JSONDecodeError:
             builder.warn(builder.where, f"{key} is not JSON: read as one text")
             role = "assistant" if key == OUTPUT else "user"
             return [(role, raw, (), ())]
@@ -324,8 +341,8 @@ def _system(attributes: dict, builder: SessionBuilder) -> list[tuple]:
         return []
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
+            raw = _inner_json(raw, "system instructions", builder)
+        except json.JSONDecodeError:
             return [("system", raw, (), ())]
     parts = raw if isinstance(raw, list) else [raw]
     texts = [p.get("content", p.get("text")) for p in parts if isinstance(p, dict)]

@@ -529,3 +529,22 @@ def test_bracket_depth_counts_outside_strings_even_in_a_truncated_file():
     assert nesting_depth(b'["ends in a backslash \\') == 1
     # a truncated payload of escaped quotes (JSON inside JSON): one linear pass, not one per quote
     assert nesting_depth(b'[{"attributes": "' + b'[\\"x\\", ' * 200_000) == 2
+
+
+@pytest.mark.parametrize(
+    ("inner", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "gen_ai.input.messages: brackets nested 100,000 deep"),
+        ('[{"role": "user", "parts": []}, NaN]', "gen_ai.input.messages: NaN is not a number"),
+    ],
+)
+def test_json_inside_an_otel_attribute_is_held_to_the_bounds_of_a_file(inner, message):
+    import json
+
+    from playground.formats import read_bytes
+    from playground.session import TranscriptError
+
+    attribute = {"key": "gen_ai.input.messages", "value": {"stringValue": inner}}
+    trace = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "attributes": [attribute]}]}]}]}
+    with pytest.raises(TranscriptError, match=message):
+        read_bytes(json.dumps(trace).encode(), "trace.json")
