@@ -53,7 +53,7 @@ def import_box(box: DeltaGenerator) -> None:
         box.error(escape_markdown(str(error)))
         return
     st.session_state["config_error"] = None
-    stack_editor.replace_stack(config.stack)
+    stack_editor.replace_stack(config.stack, "config", upload.name)
     st.session_state["model"] = config.model
     st.session_state["context_window"] = config.context_window
     st.session_state["pin_standing_rules"] = config.pin_standing_rules

@@ -107,7 +107,7 @@ def show(replayed: Replayed) -> None:
     last = len(result.turns)
     st.session_state["turn"] = min(max(int(st.session_state["turn"]), 1), last)
     current = st.session_state["turn"]
-    cols = st.columns([1.4, 1, 1, 5], vertical_alignment="bottom")
+    cols = st.columns([1.6, 1.4, 1.1, 4], vertical_alignment="bottom")
     kind = cols[0].selectbox("Step to", list(STEP_KINDS), key="step_kind")
     marked = event_turns(replayed.events, kind)
     steps = (

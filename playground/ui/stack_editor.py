@@ -43,8 +43,11 @@ def new_entry(spec: PolicySpec) -> dict[str, Any]:
     }
 
 
-def replace_stack(specs: list[PolicySpec]) -> None:
+def replace_stack(specs: list[PolicySpec], kind: str, name: str) -> None:
+    """The stack becomes ``specs``, loaded from the preset or the config file ``name``; the
+    editor says where it came from, and that it was edited once it differs."""
     st.session_state["stack"] = [new_entry(s) for s in specs]
+    st.session_state["stack_origin"] = (kind, name, list(specs))
     st.session_state["stack_epoch"] += 1
 
 
@@ -135,8 +138,7 @@ def _apply_preset() -> None:
     name = st.session_state["stack_preset"]
     if name is None:
         return
-    replace_stack(available_presets()[name])
-    st.session_state["stack_from_preset"] = name
+    replace_stack(available_presets()[name], "preset", name)
     st.session_state["stack_preset"] = None  # back to "Load a preset…": picking it again reloads it
 
 
@@ -158,8 +160,7 @@ def _labels(stack: list[dict]) -> list[str]:
 def show() -> list[PolicySpec]:
     """The editor; returns the stack as specs."""
     if st.session_state["stack"] is None:
-        replace_stack(available_presets()[DEFAULT_PRESET])
-        st.session_state["stack_from_preset"] = DEFAULT_PRESET
+        replace_stack(available_presets()[DEFAULT_PRESET], "preset", DEFAULT_PRESET)
     st.subheader("Policy stack")
     presets = available_presets()
     st.selectbox(
@@ -189,10 +190,10 @@ def show() -> list[PolicySpec]:
         st.info("No policies: the context is the raw history.")
     for position, entry in enumerate(stack, start=1):
         _entry(position, entry)
-    origin = st.session_state.get("stack_from_preset")
-    if origin in presets:
-        edited = specs() != presets[origin]
-        origin_note.caption(f"From preset **{escape_markdown(origin)}**" + (", edited" if edited else ""))
+    if st.session_state["stack_origin"] is not None:
+        kind, name, loaded = st.session_state["stack_origin"]
+        edited = ", edited" if specs() != loaded else ""
+        origin_note.caption(f"From {kind} **{escape_markdown(name)}**{edited}")
     return specs()
 
 

@@ -11,6 +11,7 @@ DEFAULTS = {
     "context_window": 128_000,
     "pin_standing_rules": True,
     "stack": None,  # list of stack entries; filled from the default preset on first run
+    "stack_origin": None,  # (kind, name, specs): the preset or config file the stack was loaded from
     "stack_epoch": 0,  # bumped when entries are added, removed or replaced: resets the drag list
     "next_entry_id": 0,
     "config_upload_seen": None,

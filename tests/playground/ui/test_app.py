@@ -291,7 +291,7 @@ def test_picking_a_preset_again_reloads_it_and_the_editor_says_where_the_stack_c
     at = start()
 
     def origin() -> str:
-        return next(c.value for c in at.caption if c.value.startswith("From preset"))
+        return next(c.value for c in at.caption if c.value.startswith("From "))
 
     assert origin() == "From preset **pyagentic recommended**"
     eviction = entry_id(at, "ToolEvictionPolicy")
@@ -304,6 +304,9 @@ def test_picking_a_preset_again_reloads_it_and_the_editor_says_where_the_stack_c
     assert metric(at, "Stubs created") == "8"  # the preset's own keep_last_n again
     at.selectbox(key="stack_preset").set_value("pyagentic recommended").run()  # and again
     assert metric(at, "Stubs created") == "8" and not at.exception
+    window = b"version: 1\nstack:\n- SlidingWindowPolicy: {max_messages: 30}\n"
+    at.file_uploader(key="config_upload").set_value(("window.yaml", window, "application/x-yaml")).run()
+    assert origin() == r"From config **window\.yaml**"  # an import names its file, not the last preset
 
 
 def test_disabling_a_policy_marks_it_at_once():
