@@ -404,3 +404,11 @@ def test_side_by_side_steps_to_the_next_compaction_skipping_other_events():
     assert "tokens sent" in caption
     at.selectbox(key="step_kind").set_value("violation").run()
     assert at.button(key="turn_next_event").disabled  # this stack sends no invalid request
+
+
+def test_a_first_visit_says_how_to_start_and_draws_only_the_open_view():
+    at = start()
+    assert any(c.value.startswith("**How to start:**") for c in at.caption)
+    assert at.get("plotly_chart") and not cards(at) and not at.code  # charts only, at first
+    view(at, "Export")
+    assert not at.get("plotly_chart") and any("version: 1" in c.value for c in at.code)
