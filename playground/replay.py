@@ -136,6 +136,7 @@ def replay(
     check_stack_size(len(specs))
     stack = [(pos, spec.build()) for pos, spec in enumerate(specs, start=1) if spec.enabled]
     counter = counter or TokenCounter(settings.model)
+    counter.prime(session.messages)  # the session's distinct texts counted in one batch
     summarizer = make_summarizer(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
     )

