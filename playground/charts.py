@@ -62,6 +62,12 @@ def _raw_line(turns: pd.DataFrame, y: pd.Series) -> go.Scatter:
     return go.Scatter(x=turns["turn"], y=y, name="raw history", line={"color": COLOURS["raw"], "dash": "dot"})
 
 
+def _silent_markers(x: pd.Series, y: pd.Series, name: str, marker: dict) -> go.Scatter:
+    """Markers that show where something happened and leave the telling to the turn's own
+    point: a marker's hover would also answer for the turns beside it."""
+    return go.Scatter(x=x, y=y, name=name, mode="markers", marker=marker, hoverinfo="skip")
+
+
 def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int) -> go.Figure:
     """Tokens held by the stack vs the raw history per turn, the window, and compactions marked."""
     figure = _empty("Tokens sent per turn")
@@ -102,15 +108,9 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
         )
     over = turns[turns["over_window"] > 0]
     if not over.empty:  # a provider would refuse these requests outright
+        marker = {"color": COLOURS["window"], "size": 9, "symbol": "x"}
         figure.add_trace(
-            go.Scatter(
-                x=over["turn"],
-                y=over["context_tokens"],
-                name="over the context window",
-                mode="markers",
-                marker={"color": COLOURS["window"], "size": 9, "symbol": "x"},
-                hoverinfo="skip",
-            )
+            _silent_markers(over["turn"], over["context_tokens"], "over the context window", marker)
         )
     if context_window <= 3 * float(turns["raw_tokens"].max()):
         figure.add_hline(
@@ -129,15 +129,9 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
             font={"color": COLOURS["window"]},
         )
     if not compactions.empty:
+        marker = {"symbol": "triangle-down", "size": 13, "color": COLOURS["compaction"]}
         figure.add_trace(
-            go.Scatter(
-                x=compactions["turn"],
-                y=compactions["tokens_after"],
-                name="compaction",
-                mode="markers",
-                marker={"symbol": "triangle-down", "size": 13, "color": COLOURS["compaction"]},
-                hoverinfo="skip",
-            )
+            _silent_markers(compactions["turn"], compactions["tokens_after"], "compaction", marker)
         )
     figure.update_yaxes(title="tokens", rangemode="tozero")
     return figure

@@ -27,7 +27,7 @@ import regex
 from playground.limits import LIMITS, over
 from playground.replay import ReplayResult
 from policies.base import shown
-from policies.messages import Message
+from policies.messages import Message, said
 
 UNSEEN, HELD, LOST = "unseen", "held", "lost"
 MAX_LENGTH = 500  # characters in one declared fact
@@ -41,10 +41,6 @@ class MustKeepError(ValueError):
 class MustKeep:
     text: str  # as declared: "fixed-term contract" or "/EQ[0-9A-Z]{4}/"
     pattern: regex.Pattern
-
-    @property
-    def is_regex(self) -> bool:
-        return _is_regex(self.text)
 
 
 def _is_regex(text: str) -> bool:
@@ -95,7 +91,7 @@ class _Matcher:
     def holds(self, message: Message) -> tuple[bool, ...]:
         known = self._seen.get(id(message))
         if known is None:
-            text = " ".join([message.content, *(c.arguments for c in message.tool_calls)])
+            text = said(message)
             known = tuple(self._search(fact, text) for fact in self.facts)
             self._seen[id(message)] = known  # the result keeps every message alive: ids stay unique
         return known
@@ -107,7 +103,7 @@ class _Matcher:
                 raise TimeoutError
             return fact.pattern.search(text, timeout=left) is not None
         except TimeoutError:
-            what = f"must_keep {shown(fact.text)}: matching takes longer on this session; simplify it"
+            what = f"must_keep {shown(fact.text)}: matching it runs past the time limit on this session; simplify it"
             raise MustKeepError(str(over("max_must_keep_seconds", what))) from None
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from playground.replay import ReplayResult, Turn
 from playground.validity import STANDING_RULES
 from policies.facts import extract_facts
-from policies.messages import ORIGINAL, Message
+from policies.messages import ORIGINAL, said
 
 
 @dataclass(frozen=True)
@@ -21,10 +21,6 @@ class TurnQuality:
     refetched: tuple[str, ...]  # calls repeated because their earlier result was gone
     lost_facts: tuple[str, ...]  # facts the reply uses, seen earlier, absent from the request
     standing_rules_lost: bool
-
-
-def _text(message: Message) -> str:
-    return " ".join([message.content, *(c.arguments for c in message.tool_calls)])
 
 
 def _call_key(name: str, arguments: str) -> tuple[str, str]:
@@ -41,7 +37,7 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
     starts, parts, offset = [], [], 0
     for message in raw:
         starts.append(offset)
-        text = _text(message) + "\n"
+        text = said(message) + "\n"
         parts.append(text)
         offset += len(text)
     raw_text = "".join(parts)
@@ -67,11 +63,11 @@ def _turn(result, turn: Turn, raw, raw_text, starts, results_of) -> TurnQuality:
         ]
         if earlier and not any(i in intact for i in earlier):
             refetched.append(f"{call.name}({call.arguments})")
-    context_text = "\n".join(_text(m) for m in request)
+    context_text = "\n".join(said(m) for m in request)
     before = starts[turn.reply_index]
     lost = tuple(
         fact
-        for fact in extract_facts(_text(reply))
+        for fact in extract_facts(said(reply))
         if -1 < raw_text.find(fact) < before and fact not in context_text
     )
     standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)

@@ -73,6 +73,11 @@ class Message:
         return (self.role, self.content, self.tool_calls, self.name)
 
 
+def said(message: Message) -> str:
+    """What a message says: its content and its tool calls' arguments, where facts are looked for."""
+    return " ".join([message.content, *(c.arguments for c in message.tool_calls)])
+
+
 def sources_of(messages: list[Message] | tuple[Message, ...]) -> tuple[int, ...]:
     """The sorted raw indices that a group of messages stands for."""
     return tuple(sorted({index for message in messages for index in message.source}))

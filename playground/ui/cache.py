@@ -10,7 +10,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -71,6 +71,8 @@ class Replayed:
     turns: pd.DataFrame
     events: pd.DataFrame
     totals: dict
+    # the last must-keep check of this replay, by the facts as declared (ui.must_keep_panel)
+    must_keep_checked: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def replay_bytes(replayed: Replayed) -> int:

@@ -38,10 +38,22 @@ def checked(
     (None when nothing is declared or matching ran out of time, which the page then says)."""
     if not facts:
         return replayed, None
-    try:
-        states = must_keep.states(replayed.result, facts)
-    except must_keep.MustKeepError as error:
-        st.error(escape_markdown(str(error)))
+    declared = tuple(fact.text for fact in facts)
+    # shared by every browser on this replay; read once into a local, so another session
+    # replacing the entry between two lines cannot pull it away
+    memo = replayed.must_keep_checked  # a rerun that moves nothing (a tab, a turn) reuses it
+    result = memo.get(declared)
+    if result is None:
+        try:
+            states = must_keep.states(replayed.result, facts)
+        except must_keep.MustKeepError as error:  # kept too: a slow pattern costs its budget once
+            result = str(error)
+        else:
+            turns = with_must_keep(replayed.turns, states)
+            result = (dataclasses.replace(replayed, turns=turns, totals=totals(turns)), states)
+        memo.clear()  # the last declaration only: the memo stays the size of one check
+        memo[declared] = result
+    if isinstance(result, str):
+        st.error(escape_markdown(result))
         return replayed, None
-    turns = with_must_keep(replayed.turns, states)
-    return dataclasses.replace(replayed, turns=turns, totals=totals(turns)), states
+    return result

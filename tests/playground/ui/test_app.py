@@ -412,3 +412,23 @@ def test_a_first_visit_says_how_to_start_and_draws_only_the_open_view():
     assert at.get("plotly_chart") and not cards(at) and not at.code  # charts only, at first
     view(at, "Export")
     assert not at.get("plotly_chart") and any("version: 1" in c.value for c in at.code)
+
+
+def test_must_keep_facts_are_checked_once_per_replay_not_on_every_rerun(monkeypatch):
+    from playground import must_keep
+
+    calls = []
+    real = must_keep.states
+
+    def counted(result, facts):  # the replay's own frame asks with no facts: not a check
+        calls.extend([1] if facts else [])
+        return real(result, facts)
+
+    monkeypatch.setattr(must_keep, "states", counted)
+    at = start()
+    at.text_area(key="must_keep_text").set_value("fixed-term contract").run()
+    view(at, "Side by side")
+    at.slider(key="turn").set_value(20).run()
+    assert len(calls) == 1 and metric(at, "Must-keep lost") == "0 of 1"
+    at.text_area(key="must_keep_text").set_value("fixed-term contract\n2027-02-26").run()
+    assert len(calls) == 2  # a new declaration is checked anew
