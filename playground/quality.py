@@ -7,12 +7,15 @@ replay's result (after it, not inside it), so a replay stays close to tokenizing
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass
 
+from playground.fact_index import FactFinder
 from playground.replay import ReplayResult, Turn
+from playground.session import Session
 from playground.validity import STANDING_RULES
 from policies.facts import extract_facts
-from policies.messages import ORIGINAL, said
+from policies.messages import ORIGINAL, Message, said
 
 
 @dataclass(frozen=True)
@@ -31,17 +34,34 @@ def _call_key(name: str, arguments: str) -> tuple[str, str]:
     return name, arguments
 
 
-def per_turn(result: ReplayResult) -> list[TurnQuality]:
-    raw = result.session.messages
-    # where each raw message starts in the whole raw text: "seen earlier" is a find() before it
-    starts, parts, offset = [], [], 0
-    for message in raw:
-        starts.append(offset)
-        text = said(message) + "\n"
-        parts.append(text)
-        offset += len(text)
-    raw_text = "".join(parts)
-    results_of: dict[tuple[str, str], list[int]] = {}  # call -> raw indices of its results
+@dataclass(frozen=True)
+class _SessionFacts:
+    """What the quality pass needs from a session whatever the stack: computed once per session."""
+
+    reply_facts: dict[int, tuple[int, ...]]  # raw index of a reply -> its facts, in order
+    finder: FactFinder
+    raw_held: list[frozenset[int]]  # per raw message: the reply facts it holds
+    first_seen: list[int]  # per fact: the first raw message holding it
+    results_of: dict[tuple[str, str], list[int]]  # a call -> raw indices of its results
+
+
+_SESSIONS: dict[int, _SessionFacts] = {}
+
+
+def _session_facts(session: Session) -> _SessionFacts:
+    known = _SESSIONS.get(id(session))
+    if known is not None:
+        return known
+    raw = session.messages
+    replies = {i: extract_facts(said(m)) for i, m in enumerate(raw) if m.role == "assistant"}
+    finder = FactFinder(fact for facts in replies.values() for fact in facts)
+    ids = {fact: i for i, fact in enumerate(finder.facts)}
+    raw_held = [finder.held(said(m)) for m in raw]
+    first_seen = [len(raw)] * len(finder.facts)
+    for index, held in enumerate(raw_held):
+        for fact in held:
+            first_seen[fact] = min(first_seen[fact], index)
+    results_of: dict[tuple[str, str], list[int]] = {}
     call_of: dict[str, tuple[str, str]] = {}
     for index, message in enumerate(raw):
         for call in message.tool_calls:
@@ -49,26 +69,63 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
         for call_id in message.tool_call_ids:
             if call_id in call_of:
                 results_of.setdefault(call_of[call_id], []).append(index)
-    return [_turn(result, turn, raw, raw_text, starts, results_of) for turn in result.turns]
+    reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
+    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, results_of)
+    _SESSIONS[id(session)] = known
+    weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
+    return known
 
 
-def _turn(result, turn: Turn, raw, raw_text, starts, results_of) -> TurnQuality:
-    reply = raw[turn.reply_index]
-    request = turn.request
-    intact = {m.source[0] for m in request if m.kind == ORIGINAL and len(m.source) == 1}
+def per_turn(result: ReplayResult) -> list[TurnQuality]:
+    """Linear in the session: each message's facts are found once, and per turn only the
+    request's tail (what it did not share with the previous request) is looked at."""
+    facts = _session_facts(result.session)
+    raw = result.session.messages
+    made: dict[int, tuple[Message, frozenset[int]]] = {}  # id -> (message kept alive, its facts)
+
+    def held(message: Message) -> frozenset[int]:
+        source = message.source
+        if len(source) == 1 and source[0] < len(raw) and raw[source[0]] is message:
+            return facts.raw_held[source[0]]
+        known = made.get(id(message))
+        if known is None:
+            known = made[id(message)] = (message, facts.finder.held(said(message)))
+        return known[1]
+
+    holders = [0] * len(facts.finder.facts)  # request positions holding each fact
+    intact: dict[int, int] = {}  # raw index -> request positions holding it as recorded
+    positions: list[tuple[frozenset[int], int | None]] = []  # per request position
+    quality = []
+    for turn in result.turns:
+        for held_here, original in positions[turn.shared :]:
+            for fact in held_here:
+                holders[fact] -= 1
+            if original is not None:
+                intact[original] -= 1
+        del positions[turn.shared :]
+        for message in turn.tail:
+            held_here = held(message)
+            for fact in held_here:
+                holders[fact] += 1
+            original = message.source[0] if message.kind == ORIGINAL and len(message.source) == 1 else None
+            if original is not None:
+                intact[original] = intact.get(original, 0) + 1
+            positions.append((held_here, original))
+        quality.append(_turn(turn, raw[turn.reply_index], facts, holders, intact))
+    return quality
+
+
+def _turn(turn: Turn, reply: Message, facts: _SessionFacts, holders, intact) -> TurnQuality:
     refetched = []
     for call in reply.tool_calls:
-        earlier = [
-            i for i in results_of.get(_call_key(call.name, call.arguments), []) if i < turn.reply_index
-        ]
-        if earlier and not any(i in intact for i in earlier):
+        results = facts.results_of.get(_call_key(call.name, call.arguments), [])
+        earlier = [i for i in results if i < turn.reply_index]
+        if earlier and not any(intact.get(i) for i in earlier):
             refetched.append(f"{call.name}({call.arguments})")
-    context_text = "\n".join(said(m) for m in request)
-    before = starts[turn.reply_index]
     lost = tuple(
-        fact
-        for fact in extract_facts(said(reply))
-        if -1 < raw_text.find(fact) < before and fact not in context_text
+        facts.finder.facts[fact]
+        for fact in facts.reply_facts[turn.reply_index]
+        if facts.first_seen[fact] < turn.reply_index and not holders[fact]
     )
     standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)
     return TurnQuality(turn.number, tuple(refetched), lost, standing_lost)

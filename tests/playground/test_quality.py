@@ -3,11 +3,17 @@
 import re
 from pathlib import Path
 
+import pytest
+
+from playground import quality
+from playground.fact_index import FactFinder
 from playground.formats import read_path
 from playground.metrics import totals, turns_frame
+from playground.presets import PRESETS
 from playground.replay import Settings, replay
 from policies import PolicySpec
 from tests.builders import assistant, call, make_session, result, system, user
+from tests.playground import reference_quality
 
 LEAVE = Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json"
 
@@ -125,3 +131,30 @@ def test_a_quoted_value_is_not_lost_while_the_bare_value_is_in_the_context():
     )
     window = turns_frame(replay(session, [spec("SlidingWindowPolicy", max_messages=2)]))
     assert window["lost_facts"].iloc[-1] == ""  # EQ1G6C is held, bare, in the user's message
+
+
+REAL = Path(__file__).parents[1] / "fixtures" / "msa_astropy12907.traj.json"
+SAMPLES = [*sorted(LEAVE.parent.glob("*.json*")), REAL]
+LOSSY = {
+    **PRESETS,
+    "window of 2": [spec("SlidingWindowPolicy", max_messages=2)],
+    "evict all but 1": [spec("ToolEvictionPolicy", keep_last_n=1)],
+}
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_the_linear_pass_finds_what_searching_the_transcript_per_fact_finds(path):
+    lost = 0
+    for session in read_path(path)[:3]:
+        for stack in LOSSY.values():
+            result = replay(session, stack)
+            fast = quality.per_turn(result)
+            assert fast == reference_quality.per_turn(result)
+            lost += sum(len(q.lost_facts) + len(q.refetched) for q in fast)
+    assert lost > 0  # the stacks lose something on every file: the comparison means something
+
+
+def test_a_fact_inside_a_longer_token_or_a_longer_fact_is_held():
+    finder = FactFinder(["123", "1234", "23", "ab c", "b", "x.y"])
+    for text in ("a1234", "zab c", "x.y 23", "nothing here", "ab cd 9123"):
+        assert {finder.facts[i] for i in finder.held(text)} == {f for f in finder.facts if f in text}

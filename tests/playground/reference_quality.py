@@ -1,0 +1,64 @@
+"""The quality pass as first written: one search of the transcript per fact and reply, and
+the whole request joined per turn. Quadratic, and plain to read: the definition that
+``playground.quality`` must keep meaning while being linear."""
+
+from __future__ import annotations
+
+import json
+
+from playground.quality import TurnQuality
+from playground.replay import ReplayResult, Turn
+from playground.validity import STANDING_RULES
+from policies.facts import extract_facts
+from policies.messages import ORIGINAL, said
+
+
+def _call_key(name: str, arguments: str) -> tuple[str, str]:
+    try:
+        arguments = json.dumps(json.loads(arguments), sort_keys=True)
+    except ValueError:
+        arguments = arguments.strip()
+    return name, arguments
+
+
+def per_turn(result: ReplayResult) -> list[TurnQuality]:
+    raw = result.session.messages
+    # where each raw message starts in the whole raw text: "seen earlier" is a find() before it
+    starts, parts, offset = [], [], 0
+    for message in raw:
+        starts.append(offset)
+        text = said(message) + "\n"
+        parts.append(text)
+        offset += len(text)
+    raw_text = "".join(parts)
+    results_of: dict[tuple[str, str], list[int]] = {}  # call -> raw indices of its results
+    call_of: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(raw):
+        for call in message.tool_calls:
+            call_of[call.id] = _call_key(call.name, call.arguments)
+        for call_id in message.tool_call_ids:
+            if call_id in call_of:
+                results_of.setdefault(call_of[call_id], []).append(index)
+    return [_turn(result, turn, raw, raw_text, starts, results_of) for turn in result.turns]
+
+
+def _turn(result, turn: Turn, raw, raw_text, starts, results_of) -> TurnQuality:
+    reply = raw[turn.reply_index]
+    request = turn.request
+    intact = {m.source[0] for m in request if m.kind == ORIGINAL and len(m.source) == 1}
+    refetched = []
+    for call in reply.tool_calls:
+        earlier = [
+            i for i in results_of.get(_call_key(call.name, call.arguments), []) if i < turn.reply_index
+        ]
+        if earlier and not any(i in intact for i in earlier):
+            refetched.append(f"{call.name}({call.arguments})")
+    context_text = "\n".join(said(m) for m in request)
+    before = starts[turn.reply_index]
+    lost = tuple(
+        fact
+        for fact in extract_facts(said(reply))
+        if -1 < raw_text.find(fact) < before and fact not in context_text
+    )
+    standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)
+    return TurnQuality(turn.number, tuple(refetched), lost, standing_lost)
