@@ -13,6 +13,7 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
+from playground import quality
 from playground.cost import Pricing, cost_report
 from playground.replay import Settings, replay
 from playground.session import Session
@@ -60,6 +61,14 @@ WORDS = [
     "service",
     "region",
     "latency",
+]
+# every built-in that measures the context, in the order a user would stack them
+EXTENDED_STACK = [
+    PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
+    PolicySpec("ClearToolUsesPolicy", {"trigger": 30_000, "keep": 3, "clear_at_least": 0}),
+    PolicySpec("TieredEvictionPolicy", {"budget_tokens": 20_000, "keep_recent": 6}),
+    PolicySpec("CompactionPolicy", {"max_input_tokens": 60_000}),
+    PolicySpec("PromptCompressionPolicy", {"compress_threshold": 0.75, "compress_keep_recent": 4}),
 ]
 TOOLS = ("read_file", "search_docs", "http_get", "run_tests", "query_db", "list_dir")
 
@@ -144,6 +153,8 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
         replays.append(_timed(lambda: replay(session, stack, settings)))
         priced.append(_timed(lambda: cost_report(replay(session, stack, settings), pricing)))
     floor_s, replay_s, priced_s = min(floors), min(replays), min(priced)
+    measured = {"default": stack, "extended": EXTENDED_STACK}
+    with_quality = {name: _replay_and_quality(session, specs, settings) for name, specs in measured.items()}
     naive_s = _timed(lambda: naive_replay(session, stack, settings))
     tracemalloc.start()
     result = replay(session, stack, settings)
@@ -163,6 +174,10 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
         "naive_over_replay": round(naive_s / replay_s, 1),
         "peak_memory_mib": round(peak / 2**20, 1),
     }
+    for name, (first, again) in with_quality.items():
+        figures[f"{name}_with_quality_s"] = round(first, 3)
+        figures[f"{name}_with_quality_over_floor"] = round(first / floor_s, 1)
+        figures[f"{name}_with_quality_again_s"] = round(again, 3)
     out(f"encoding: {figures['encoding']}")
     out(f"tokenize each message once (floor): {floor_s:8.3f} s")
     out(f"replay, default stack:              {replay_s:8.3f} s  ({figures['replay_over_floor']}x the floor)")
@@ -170,8 +185,45 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
         f"replay and price it (Anthropic):    {priced_s:8.3f} s  ({figures['priced_over_replay']}x the replay)"
     )
     out(f"naive engine (re-encode each turn): {naive_s:8.3f} s  ({figures['naive_over_replay']}x the replay)")
+    for name, (first, again) in with_quality.items():
+        out(
+            f"replay and quality pass, {name + ' stack:':17} {first:8.3f} s  ({first / floor_s:.1f}x the floor; "
+            f"{again:.3f} s for another stack on the same session)"
+        )
     out(f"peak memory of one replay:          {figures['peak_memory_mib']:8.1f} MiB")
     return figures
+
+
+def _replay_and_quality(session: Session, stack: list[PolicySpec], settings: Settings) -> tuple[float, float]:
+    """CPU seconds of a replay and its quality pass on a session seen for the first time, and
+    on one whose facts are already located (what a slider move in the app pays)."""
+    fresh = Session(session.name, session.format, session.messages)  # nothing cached for it yet
+
+    def measured(target: Session) -> float:
+        return _timed(lambda: quality.per_turn(replay(target, stack, settings)))
+
+    return measured(fresh), measured(fresh)
+
+
+def startup(path: str, out: Callable[[str], None]) -> dict:
+    """Wall seconds of the CLI's ``replay`` on a file, next to starting the interpreter and
+    loading the encoder alone: what a user of the command line waits for beyond the replay."""
+    import subprocess
+    import sys
+
+    def wall(*args: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, *args], check=True, capture_output=True)
+        return time.perf_counter() - start
+
+    load = "from playground.tokens import TokenCounter; TokenCounter('gpt-4o').text('warm')"
+    encoder_s = min(wall("-c", load) for _ in range(3))
+    cli_s = min(wall("-m", "playground.cli", "replay", path) for _ in range(3))
+    out(
+        f"CLI replay of {path}: {cli_s:.2f} s wall; interpreter and encoder alone {encoder_s:.2f} s "
+        f"({cli_s / encoder_s:.2f}x)"
+    )
+    return {"cli_replay_s": round(cli_s, 2), "encoder_start_s": round(encoder_s, 2)}
 
 
 def redraw(n_messages: int, out: Callable[[str], None], moves: int = 6) -> dict:

@@ -128,6 +128,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="also time the app's rerun after a slider move on an N-message session",
     )
+    bench.add_argument(
+        "--startup",
+        metavar="FILE",
+        help="also time the CLI's replay of FILE against starting the interpreter and the encoder",
+    )
     commands.add_parser("limits", help="print every limit on what one input may cost, and its setting")
     return parser
 
@@ -372,6 +377,10 @@ def _bench(args: argparse.Namespace) -> int:
         from playground.bench import redraw
 
         redraw(args.redraw, print)
+    if args.startup:
+        from playground.bench import startup
+
+        startup(args.startup, print)
     return 0
 
 

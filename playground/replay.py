@@ -270,6 +270,8 @@ class _Run:
                 summarizer=self.summarizer,
                 pinned=self.pinned,
                 unchanged_prefix=self.unchanged[k],
+                context_tokens=self.pinned_tokens + working.tokens,
+                message_tokens=working.message_tokens,
             )
             before = working.tokens
             changed = policy.on_compile(event, working.items)

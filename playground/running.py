@@ -49,7 +49,8 @@ class RunningContext:
         self.tokens = 0
         self.bucket_tokens = [0] * len(BUCKETS)
         self.bucket_counts = [0] * len(BUCKETS)
-        self._per_message: list[tuple[int, int]] = []  # (tokens, bucket index) by position
+        self.message_tokens: list[int] = []  # by position
+        self._buckets: list[int] = []  # bucket index by position
         self._violations: list[Violation] = []
         self._checked = 0  # positions before this have current violations
 
@@ -62,11 +63,11 @@ class RunningContext:
 
         Returns the length of that shared prefix."""
         keep = common_prefix(self.items, messages)
-        for tokens, index in self._per_message[keep:]:
+        for tokens, index in zip(self.message_tokens[keep:], self._buckets[keep:], strict=True):
             self.tokens -= tokens
             self.bucket_tokens[index] -= tokens
             self.bucket_counts[index] -= 1
-        del self._per_message[keep:]
+        del self.message_tokens[keep:], self._buckets[keep:]
         self.items = list(messages)
         for message in self.items[keep:]:
             self._add(message)
@@ -76,7 +77,8 @@ class RunningContext:
     def _add(self, message: Message) -> None:
         tokens = self.counter.count(message)
         index = _INDEX[bucket(message)]
-        self._per_message.append((tokens, index))
+        self.message_tokens.append(tokens)
+        self._buckets.append(index)
         self.tokens += tokens
         self.bucket_tokens[index] += tokens
         self.bucket_counts[index] += 1

@@ -142,6 +142,10 @@ class CompileEvent(_Reporting):
     ``unchanged_prefix`` is a hint: ``messages[:unchanged_prefix]`` are the very objects,
     in order, of the list this policy returned at the previous compile. A policy whose
     output is a fixed point of itself may skip re-examining them; ignoring it is correct.
+
+    ``context_tokens`` and ``message_tokens`` are the engine's running figures for the list
+    given (``message_tokens[i]`` counts ``messages[i]``; read it, never change it), so a
+    policy measures the context without recounting it; ``given_tokens`` reads them.
     """
 
     turn: int = 1
@@ -151,6 +155,17 @@ class CompileEvent(_Reporting):
     summarizer: Summarizer | None = None
     pinned: tuple[Message, ...] = ()
     unchanged_prefix: int = 0
+    context_tokens: int | None = None  # the pinned rules and the messages given, with framing
+    message_tokens: Sequence[int] = ()
+
+    def given_tokens(self, messages: Sequence[Message]) -> int:
+        """Tokens of the pinned rules and ``messages``, the list this event came with: the
+        engine's running total, or (an event built without one) a sum of cached counts."""
+        if self.context_tokens is not None:
+            return self.context_tokens
+        if self.counter is None:
+            return 0
+        return self.counter.total(self.pinned) + self.counter.total(messages)
 
 
 class Policy:

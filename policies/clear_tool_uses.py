@@ -38,7 +38,7 @@ class ClearToolUsesPolicy(Policy):
         counter = event.counter
         if counter is None:
             return None
-        tokens = counter.total(event.pinned) + counter.total(messages)
+        tokens = event.given_tokens(messages)
         if tokens <= self.trigger:
             return None
         results = [i for i, m in enumerate(messages) if m.is_tool_result]

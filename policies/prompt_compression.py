@@ -49,7 +49,7 @@ class PromptCompressionPolicy(Policy):
         window = event.context_window or 128_000
         if counter is None:
             return None
-        before = counter.total(event.pinned) + counter.total(messages)
+        before = event.given_tokens(messages)
         if before / window < self.compress_threshold:
             return None
         keep = max(self.compress_keep_recent * 2, 1)  # selectools' fix: the current message survives

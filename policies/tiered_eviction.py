@@ -127,6 +127,17 @@ class TieredEvictionPolicy(Policy):
         Param("keep_recent", int, 6, "Most recent messages never cut.", 0, 200),
     )
 
+    def __init__(self, **values: object) -> None:
+        super().__init__(**values)
+        self._retrieval: dict[str, bool] = {}  # tool name -> matches a retrieval pattern
+
+    def is_retrieval(self, name: str) -> bool:
+        """Whether results of tool ``name`` can be fetched again (decided once per name)."""
+        known = self._retrieval.get(name)
+        if known is None:
+            known = self._retrieval[name] = any(fnmatch(name, p) for p in self.retrieval_tools)
+        return known
+
     def budget(self, event: CompileEvent) -> int:
         if self.budget_tokens is not None:
             return self.budget_tokens
@@ -137,7 +148,7 @@ class TieredEvictionPolicy(Policy):
         if counter is None:
             return None
         budget = self.budget(event)
-        tokens = counter.total(event.pinned) + counter.total(messages)
+        tokens = event.given_tokens(messages)
         if tokens <= budget:
             return None
         out = list(messages)
@@ -186,7 +197,7 @@ class TieredEvictionPolicy(Policy):
             return None
         call = calls.get(message.tool_call_id)
         name = message.name or (call.name if call else "")
-        if not any(fnmatch(name, pattern) for pattern in self.retrieval_tools):
+        if not self.is_retrieval(name):
             return None
         line = f"[pointer] result dropped at turn {turn}; fetch it again with {name}({_arguments(call)})"
         return message.replace(content=line, kind=STUB)

@@ -5,6 +5,7 @@ import pytest
 
 from playground.metrics import totals, turns_frame
 from playground.replay import Settings, replay
+from playground.tokens import TokenCounter
 from playground.validity import STANDING_RULES
 from policies import PolicySpec
 from policies.base import CompileEvent, Param, Policy
@@ -97,6 +98,50 @@ def test_last_usage_is_the_previous_compiled_context():
 
     result = replay(agentic_session(rounds=3), [PolicySpec("RecordUsage")])
     assert seen == [None] + [t.context_tokens for t in result.turns[:-1]]
+
+
+def test_every_compile_is_given_the_running_token_figures_of_its_list():
+    seen = []
+
+    @register
+    class RecordFigures(Policy):
+        def on_compile(self, event: CompileEvent, messages):
+            counter = event.counter
+            recounted = counter.total(event.pinned) + counter.total(messages)
+            seen.append((event.context_tokens, recounted))
+            assert list(event.message_tokens) == [counter.count(m) for m in messages]
+
+    # figures as the list stands after an earlier policy rewrote it
+    replay(
+        agentic_session(rounds=8), [spec("ToolEvictionPolicy", keep_last_n=1), PolicySpec("RecordFigures")]
+    )
+    assert len(seen) == 9 and all(given == recounted for given, recounted in seen)
+
+
+class CountingCounter(TokenCounter):
+    """Records the length of every list it is asked to total."""
+
+    totalled: list[int]
+
+    def total(self, messages):
+        self.totalled.append(len(messages))
+        return super().total(messages)
+
+
+def test_the_policies_that_measure_the_context_never_recount_it():
+    counter = CountingCounter()
+    counter.totalled = []
+    stack = [
+        spec("ClearToolUsesPolicy", trigger=1_500, keep=2, clear_at_least=0),
+        spec("TieredEvictionPolicy", budget_tokens=1_200, keep_recent=4),
+        spec("PromptCompressionPolicy", compress_threshold=0.9, compress_keep_recent=2),
+    ]
+    result = replay(agentic_session(rounds=30, size=800), stack, Settings(context_window=4_000), counter)
+    assert {e.policy for e in result.events} >= {"ClearToolUsesPolicy", "TieredEvictionPolicy"}
+    longest = max(len(t.request) for t in result.turns)
+    assert longest > 20
+    # the engine totals the standing rules once; nothing totals a whole context
+    assert max(counter.totalled) < 10
 
 
 @register
