@@ -13,9 +13,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, TextIO
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TextIO
 
 from playground.caching import RULES
 from playground.config import Config, ConfigError, load_config
@@ -23,7 +21,6 @@ from playground.endpoints import EndpointError, choose_key
 from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
 from playground.limits import LimitError, limits_table
-from playground.metrics import events_frame, policy_notes, totals, turns_frame
 from playground.must_keep import MustKeepError
 from playground.must_keep import parse as parse_must_keep
 from playground.presets import PRESETS
@@ -33,6 +30,9 @@ from playground.summarizers import SummarizerError, SummaryStats
 from playground.tokens import TokenCounter
 from playground.validity import check_request
 from policies.registry import SpecError, load_plugins
+
+if TYPE_CHECKING:  # pandas and the metrics built on it load when a replay is reported
+    import pandas as pd
 
 DEFAULT_PRESET = "pyagentic recommended"
 TABLE_COLUMNS = [
@@ -235,6 +235,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
+    from playground.metrics import turns_frame
+
     session = pick_session(read_path(file), args.session, file)
     slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
     try:
@@ -259,6 +261,8 @@ def _any_stdout(args: argparse.Namespace) -> bool:
 
 
 def _print_table(result: ReplayResult, frame: pd.DataFrame, columns: list[str], out: TextIO) -> None:
+    from playground.metrics import events_frame, policy_notes, totals
+
     session = result.session
     print(
         printable(
@@ -306,6 +310,8 @@ def summarizer_figures(result: ReplayResult) -> dict[str, int]:
 
 
 def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> dict[str, Any]:
+    from playground.metrics import events_frame, totals
+
     session = result.session
     return {
         "session": {

@@ -20,14 +20,17 @@ import bisect
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import regex
 
 from playground.limits import LIMITS, over
 from playground.replay import ReplayResult
 from policies.base import shown
 from policies.messages import Message, said
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI starts without it
+    import pandas as pd
 
 UNSEEN, HELD, LOST = "unseen", "held", "lost"
 MAX_LENGTH = 500  # characters in one declared fact
@@ -112,6 +115,8 @@ def states(result: ReplayResult, facts: Sequence[MustKeep]) -> pd.DataFrame:
 
     Incremental like the engine: a turn's request shares its opening messages with the
     previous one, so only its tail is searched and the holders in the shared part carry over."""
+    import pandas as pd
+
     rows: list[tuple[int, str, str]] = []
     if not facts:
         return pd.DataFrame(rows, columns=["turn", "fact", "state"])

@@ -1,4 +1,7 @@
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -166,3 +169,15 @@ def test_session_picks_one_run_by_index_or_name(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("incident-billing-worker")
     assert main(["replay", str(multi), "--session", "5"]) == 2
     assert "holds 3 session(s), 0 to 2" in capsys.readouterr().err
+
+
+def test_the_cli_starts_without_pandas_and_loads_it_to_report_a_replay(real_session_path):
+    probe = (
+        "import sys; from playground.cli import main; main(['validate', sys.argv[1]]); "
+        "print('pandas loaded:', 'pandas' in sys.modules); main(['replay', sys.argv[1]]); "
+        "print('pandas loaded:', 'pandas' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(real_session_path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert re.findall(r"pandas loaded: (\w+)", out) == ["False", "True"]
