@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from playground.fact_index import FactFinder
@@ -26,12 +27,25 @@ class TurnQuality:
     standing_rules_lost: bool
 
 
-def _call_key(name: str, arguments: str) -> tuple[str, str]:
+def call_key(name: str, arguments: str) -> tuple[str, str]:
     try:
         arguments = json.dumps(json.loads(arguments), sort_keys=True)
     except ValueError:
         arguments = arguments.strip()
     return name, arguments
+
+
+def results_of(raw: Sequence[Message]) -> dict[tuple[str, str], list[int]]:
+    """Each call (name, normalized arguments) -> raw indices of its results."""
+    results: dict[tuple[str, str], list[int]] = {}
+    call_of: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(raw):
+        for call in message.tool_calls:
+            call_of[call.id] = call_key(call.name, call.arguments)
+        for call_id in message.tool_call_ids:
+            if call_id in call_of:
+                results.setdefault(call_of[call_id], []).append(index)
+    return results
 
 
 @dataclass(frozen=True)
@@ -61,16 +75,8 @@ def _session_facts(session: Session) -> _SessionFacts:
     for index, held in enumerate(raw_held):
         for fact in held:
             first_seen[fact] = min(first_seen[fact], index)
-    results_of: dict[tuple[str, str], list[int]] = {}
-    call_of: dict[str, tuple[str, str]] = {}
-    for index, message in enumerate(raw):
-        for call in message.tool_calls:
-            call_of[call.id] = _call_key(call.name, call.arguments)
-        for call_id in message.tool_call_ids:
-            if call_id in call_of:
-                results_of.setdefault(call_of[call_id], []).append(index)
     reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
-    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, results_of)
+    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, results_of(raw))
     _SESSIONS[id(session)] = known
     weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
     return known
@@ -118,7 +124,7 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
 def _turn(turn: Turn, reply: Message, facts: _SessionFacts, holders, intact) -> TurnQuality:
     refetched = []
     for call in reply.tool_calls:
-        results = facts.results_of.get(_call_key(call.name, call.arguments), [])
+        results = facts.results_of.get(call_key(call.name, call.arguments), [])
         earlier = [i for i in results if i < turn.reply_index]
         if earlier and not any(intact.get(i) for i in earlier):
             refetched.append(f"{call.name}({call.arguments})")

@@ -4,21 +4,11 @@ the whole request joined per turn. Quadratic, and plain to read: the definition 
 
 from __future__ import annotations
 
-import json
-
-from playground.quality import TurnQuality
+from playground.quality import TurnQuality, call_key, results_of
 from playground.replay import ReplayResult, Turn
 from playground.validity import STANDING_RULES
 from policies.facts import extract_facts
 from policies.messages import ORIGINAL, said
-
-
-def _call_key(name: str, arguments: str) -> tuple[str, str]:
-    try:
-        arguments = json.dumps(json.loads(arguments), sort_keys=True)
-    except ValueError:
-        arguments = arguments.strip()
-    return name, arguments
 
 
 def per_turn(result: ReplayResult) -> list[TurnQuality]:
@@ -31,15 +21,8 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
         parts.append(text)
         offset += len(text)
     raw_text = "".join(parts)
-    results_of: dict[tuple[str, str], list[int]] = {}  # call -> raw indices of its results
-    call_of: dict[str, tuple[str, str]] = {}
-    for index, message in enumerate(raw):
-        for call in message.tool_calls:
-            call_of[call.id] = _call_key(call.name, call.arguments)
-        for call_id in message.tool_call_ids:
-            if call_id in call_of:
-                results_of.setdefault(call_of[call_id], []).append(index)
-    return [_turn(result, turn, raw, raw_text, starts, results_of) for turn in result.turns]
+    results = results_of(raw)  # call -> raw indices of its results
+    return [_turn(result, turn, raw, raw_text, starts, results) for turn in result.turns]
 
 
 def _turn(result, turn: Turn, raw, raw_text, starts, results_of) -> TurnQuality:
@@ -48,9 +31,7 @@ def _turn(result, turn: Turn, raw, raw_text, starts, results_of) -> TurnQuality:
     intact = {m.source[0] for m in request if m.kind == ORIGINAL and len(m.source) == 1}
     refetched = []
     for call in reply.tool_calls:
-        earlier = [
-            i for i in results_of.get(_call_key(call.name, call.arguments), []) if i < turn.reply_index
-        ]
+        earlier = [i for i in results_of.get(call_key(call.name, call.arguments), []) if i < turn.reply_index]
         if earlier and not any(i in intact for i in earlier):
             refetched.append(f"{call.name}({call.arguments})")
     context_text = "\n".join(said(m) for m in request)
