@@ -187,7 +187,8 @@ def run(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Calla
     out(f"naive engine (re-encode each turn): {naive_s:8.3f} s  ({figures['naive_over_replay']}x the replay)")
     for name, (first, again) in with_quality.items():
         out(
-            f"replay and quality pass, {name + ' stack:':17} {first:8.3f} s  ({first / floor_s:.1f}x the floor; "
+            f"replay and quality pass, {name + ' stack:':17} {first:8.3f} s  "
+            f"({figures[f'{name}_with_quality_over_floor']}x the floor; "
             f"{again:.3f} s for another stack on the same session)"
         )
     out(f"peak memory of one replay:          {figures['peak_memory_mib']:8.1f} MiB")

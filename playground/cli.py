@@ -377,6 +377,8 @@ def _bench(args: argparse.Namespace) -> int:
 
     if args.messages < 10:
         raise UsageError("--messages must be at least 10")
+    if args.startup:
+        read_path(args.startup)  # a file the CLI cannot replay is refused by name before any timing
     config = default_config()
     run(args.messages, config.stack, config.settings, print)
     if args.redraw:

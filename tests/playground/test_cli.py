@@ -117,8 +117,23 @@ def test_config_file_drives_the_replay(real_session_path, tmp_path, capsys):
 def test_bench_prints_its_figures(capsys):
     assert main(["bench", "--messages", "120"]) == 0
     out = capsys.readouterr().out
-    for label in ("tokenize each message once", "replay, default stack", "naive engine", "peak memory"):
+    for label in (
+        "tokenize each message once",
+        "replay, default stack",
+        "naive engine",
+        "replay and quality pass, default stack",
+        "replay and quality pass, extended stack",
+        "peak memory",
+    ):
         assert label in out
+
+
+def test_bench_refuses_a_startup_file_it_cannot_read_by_name(tmp_path, capsys):
+    broken = tmp_path / "cut.json"
+    broken.write_text('[{"role": "user", "content": "hi"')
+    assert main(["bench", "--messages", "20", "--startup", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "cut.json" in err and "Traceback" not in err
 
 
 SAMPLES = sorted((Path(__file__).parents[2] / "sample_sessions").glob("*.json*"))
