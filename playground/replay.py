@@ -21,7 +21,7 @@ from playground.summarizers import SummaryStats, make_summarizer
 from playground.summary_cache import SummaryCache
 from playground.tokens import TokenCounter
 from playground.validity import Violation, check_standing, check_window
-from policies.base import Action, AppendEvent, CompileEvent, Policy
+from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy
 from policies.messages import STANDING_ROLES, Message
 from policies.registry import PolicySpec
 
@@ -162,9 +162,15 @@ class _Run:
         self.stack = stack
         # only the hooks a policy overrides are called: the base ones change nothing
         self.appenders = [(pos, p) for pos, p in stack if type(p).on_append is not Policy.on_append]
-        self.compilers = [(pos, p) for pos, p in stack if type(p).on_compile is not Policy.on_compile]
-        # per compiler: how much of the working list is still exactly what it returned last time
-        self.unchanged = [0] * len(self.compilers)
+        compilers = [(pos, p) for pos, p in stack if type(p).on_compile is not Policy.on_compile]
+        # the stored history is rewritten before a request is edited (as in LangChain, whose
+        # before_model hooks run before its model-call wrappers): persistent policies first
+        self.writers = [(pos, p) for pos, p in compilers if p.persistence == PERSISTENT]
+        self.editors = [(pos, p) for pos, p in compilers if p.persistence == EPHEMERAL]
+        # per writer: how much of the stored history is still exactly what it returned last time
+        self.unchanged = [0] * len(self.writers)
+        self.user_turn = False  # a user message arrived since the last inference
+        self.user_turns = 0
         self.settings: Settings = settings
         self.counter: TokenCounter = counter
         self.summarizer = summarizer
@@ -173,7 +179,9 @@ class _Run:
         self.pinned_tokens = counter.total(self.pinned)
         # reply priming and tool definitions: paid by every request
         self.fixed_tokens = counter.request((), counter.tools(session.tools))
-        self.working = RunningContext(counter)
+        self.working = RunningContext(counter)  # the stored history, as persistent policies left it
+        # what the last request sent, where ephemeral policies make it differ from the history
+        self.view = RunningContext(counter) if self.editors else None
         self.turns: list[Turn] = []
         self.sent = 0  # working messages in the last request
         self.events: list[Event] = []
@@ -191,6 +199,10 @@ class _Run:
                     self.progress(len(self.turns) + 1, turns, self.summarizer.stats)
                 self.compile(index, raw_tokens)
             raw_tokens += count(message)
+            if index > self.session.last_reply:
+                break  # no inference follows: nothing after the last reply shapes a request
+            if message.role == "user":
+                self.user_turn = True
             if index < len(self.pinned):
                 continue
             appended = self.append(index, message)
@@ -261,19 +273,14 @@ class _Run:
         working = self.working
         kept = self.sent  # of the last request's working messages, how many stand in place
         self.summarizer.stats.turn = turn  # summaries made now are billed to this turn
-        for k, (position, policy) in enumerate(self.compilers):
-            event = CompileEvent(
-                turn=turn,
-                last_usage=self.last_usage,
-                counter=self.counter,
-                context_window=self.settings.context_window,
-                summarizer=self.summarizer,
-                pinned=self.pinned,
-                unchanged_prefix=self.unchanged[k],
-                context_tokens=self.pinned_tokens + working.tokens,
-                message_tokens=working.message_tokens,
-            )
+        opens_turn = self.user_turn or turn == 1
+        self.user_turns += opens_turn
+        self.user_turn = False
+        for k, (position, policy) in enumerate(self.writers):
+            if policy.timing == PER_TURN and not opens_turn:
+                continue
             before = working.tokens
+            event = self.event(turn, working, self.unchanged[k])
             changed = policy.on_compile(event, working.items)
             if changed is not None:
                 same = working.replace(changed)  # written back: the next turn starts from what was sent
@@ -281,36 +288,75 @@ class _Run:
                 kept = min(kept, same)
             self.unchanged[k] = len(working.items)  # appends keep it; later rewrites lower it
             self.record(turn, position, policy, event.actions, before, working.tokens)
+        context = working
+        if self.view is not None:
+            context, kept = self.edit_request(turn)
 
-        context_tokens = self.pinned_tokens + working.tokens + self.fixed_tokens
+        context_tokens = self.pinned_tokens + context.tokens + self.fixed_tokens
         offset = len(self.pinned)
-        head = (*self.pinned, *working.items[: len(self.standing)])
+        head = (*self.pinned, *context.items[: len(self.standing)])
         violations = tuple(
-            [v.shifted(offset) for v in working.violations()]
+            [v.shifted(offset) for v in context.violations()]
             + check_standing(head, self.standing)
             + check_window(context_tokens, self.settings.context_window)
         )
         for v in violations:
             self.events.append(Event(turn, 0, "validity", v.rule, (), 0, 0, str(v)))
-        by_bucket = working.by_bucket()
+        by_bucket = context.by_bucket()
         by_bucket["system"] += self.pinned_tokens
         self.turns.append(
             Turn(
                 number=turn,
                 reply_index=reply_index,
                 pinned=self.pinned,
-                context=tuple(working.items),
+                context=tuple(context.items),
                 context_tokens=context_tokens,
                 raw_tokens=raw_before + self.fixed_tokens,
                 raw_messages=reply_index,
                 tokens_by_bucket=by_bucket,
-                stubs_held=working.count_of("stub"),
+                stubs_held=context.count_of("stub"),
                 violations=violations,
                 shared=len(self.pinned) + kept if self.turns else 0,
             )
         )
-        self.sent = len(working.items)
+        self.sent = len(context.items)
         self.last_usage = context_tokens
+
+    def edit_request(self, turn: int) -> tuple[RunningContext, int]:
+        """The ephemeral policies' pass: each edits a copy of the stored history (or of the
+        previous one's edit) for this request only. Returns the request and how many of its
+        messages open the previous request in place."""
+        view = self.view
+        assert view is not None
+        given = self.working  # the figures of the list the next policy gets
+        kept: int | None = None
+        for position, policy in self.editors:
+            before = given.tokens
+            event = self.event(turn, given, 0)  # it never returned this list: no prefix to trust
+            changed = policy.on_compile(event, list(given.items))
+            if changed is not None:
+                same = view.replace(changed)  # against the previous request, then the previous edit
+                kept = same if kept is None else min(kept, same)
+                given = view
+            self.record(turn, position, policy, event.actions, before, given.tokens)
+        if given is self.working:  # nobody edited: the request is the history as stored
+            kept = view.replace(self.working.items)
+        return view, kept if kept is not None else 0
+
+    def event(self, turn: int, given: RunningContext, unchanged_prefix: int) -> CompileEvent:
+        return CompileEvent(
+            turn=turn,
+            last_usage=self.last_usage,
+            counter=self.counter,
+            context_window=self.settings.context_window,
+            summarizer=self.summarizer,
+            pinned=self.pinned,
+            unchanged_prefix=unchanged_prefix,
+            context_tokens=self.pinned_tokens + given.tokens,
+            message_tokens=given.message_tokens,
+            fixed_tokens=self.fixed_tokens,
+            tools=self.session.tools,
+        )
 
     def record(self, turn, position, policy, actions: list[Action], before: int, after: int) -> None:
         for action in actions:

@@ -57,6 +57,11 @@ class Session:
         return sum(1 for m in self.messages if m.role == "assistant")
 
     @cached_property
+    def last_reply(self) -> int:
+        """Raw index of the last assistant reply (-1 when none): what follows it shapes no request."""
+        return max((i for i, m in enumerate(self.messages) if m.role == "assistant"), default=-1)
+
+    @cached_property
     def content_hash(self) -> str:
         """Stable across processes; the replay cache key."""
         digest = hashlib.sha256()

@@ -65,6 +65,7 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     optional: bool = False
+    choices: tuple[str, ...] = ()  # for text: the only values allowed (the UI offers them)
 
     def validate(self, value: Any) -> Any:
         """The value, checked and normalised; raises ParamError naming the parameter."""
@@ -94,6 +95,8 @@ class Param:
         if self.type is str:
             if not isinstance(value, str):
                 raise ParamError(f"{self.name} must be text, got {shown(value)}")
+            if self.choices and value not in self.choices:
+                raise ParamError(f"{self.name} must be one of {', '.join(self.choices)}, got {shown(value)}")
             return value
         if self.type is list:
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
@@ -146,6 +149,7 @@ class CompileEvent(_Reporting):
     ``context_tokens`` and ``message_tokens`` are the engine's running figures for the list
     given (``message_tokens[i]`` counts ``messages[i]``; read it, never change it), so a
     policy measures the context without recounting it; ``given_tokens`` reads them.
+    ``given_tokens(messages) + fixed_tokens`` is the whole request as a provider bills it.
     """
 
     turn: int = 1
@@ -157,6 +161,8 @@ class CompileEvent(_Reporting):
     unchanged_prefix: int = 0
     context_tokens: int | None = None  # the pinned rules and the messages given, with framing
     message_tokens: Sequence[int] = ()
+    fixed_tokens: int = 0  # paid by every request besides its messages: tool definitions, reply priming
+    tools: tuple[dict, ...] = ()  # the tool definitions the session recorded, as recorded
 
     def given_tokens(self, messages: Sequence[Message]) -> int:
         """Tokens of the pinned rules and ``messages``, the list this event came with: the
@@ -168,10 +174,31 @@ class CompileEvent(_Reporting):
         return self.counter.total(self.pinned) + self.counter.total(messages)
 
 
+# How a policy's compile result lives on (see DESIGN.md, "Persistence and timing"):
+PERSISTENT = "persistent"  # written back: the stored history becomes what was sent
+EPHEMERAL = "ephemeral"  # a copy edited for one request: the stored history stays whole
+# When it runs:
+PER_CALL = "per_call"  # before every inference, tool-loop steps included
+PER_TURN = "per_turn"  # once, before the first inference after a user message
+PERSISTENCES = (PERSISTENT, EPHEMERAL)
+TIMINGS = (PER_CALL, PER_TURN)
+
+
+def persistence_param(default: str, why: str) -> Param:
+    """The declaration that lets a user choose persistence, where the framework allows both."""
+    return Param("persistence", str, default, why, choices=PERSISTENCES)
+
+
 class Policy:
-    """Base class: declare ``params`` and override ``on_append`` and/or ``on_compile``."""
+    """Base class: declare ``params`` and override ``on_append`` and/or ``on_compile``.
+
+    ``persistence`` and ``timing`` are declared on the class; a parameter of the same name
+    (``persistence_param``) makes one the user's choice.
+    """
 
     params: ClassVar[tuple[Param, ...]] = ()
+    persistence: str = PERSISTENT
+    timing: str = PER_CALL
 
     def __init__(self, **values: Any) -> None:
         declared = {p.name: p for p in self.params}
@@ -182,6 +209,8 @@ class Policy:
         self.given = {name: declared[name].validate(v) for name, v in values.items()}
         for param in self.params:
             setattr(self, param.name, self.given.get(param.name, param.default))
+        if self.persistence == EPHEMERAL and self.timing == PER_TURN:
+            raise ParamError("an ephemeral policy edits each request, so it runs before every call")
 
     @classmethod
     def name(cls) -> str:
