@@ -4,20 +4,39 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from policies.base import CompileEvent, Param, Policy
-from policies.messages import STUB, Message, sources_of
+from policies.base import EPHEMERAL, CompileEvent, Param, Policy, persistence_param
+from policies.estimates import langchain_approximate_tokens
+from policies.messages import STANDING_ROLES, STUB, Message, ToolCall, sources_of
+
+ANTHROPIC = "anthropic"
+LANGCHAIN = "langchain"
 
 
 class ClearToolUsesPolicy(Policy):
     """Once the request is over ``trigger`` tokens, replaces the oldest tool results (all but
-    the last ``keep``) with a placeholder, oldest first.
+    the last ``keep``) with a placeholder, oldest first, on a copy sent with each request.
 
-    With ``clear_at_least`` set it stops once that many tokens are freed, and clears nothing
-    unless it can free that many: clearing invalidates the provider's prompt cache, so a
-    small clear costs more than it saves. ``exclude_tools`` (names or glob patterns) are
-    never cleared; ``clear_tool_inputs`` also blanks the arguments of the cleared call.
+    Two flavours, which differ in what they count and in what ``clear_at_least`` means:
+
+    - ``anthropic`` (``clear_tool_uses_20250919``, the Messages API's context editing): the
+      trigger reads the request's input tokens (system, tools and messages); ``keep`` counts
+      tool uses, each a call with its result; ``clear_at_least`` is all or nothing: every
+      candidate is cleared, or none if that frees fewer tokens.
+    - ``langchain`` (``langchain==1.5.2``, ``ClearToolUsesEdit`` in ``ContextEditingMiddleware``
+      with ``token_count_method="approximate"``): the trigger reads
+      ``count_tokens_approximately`` of the messages alone (no system prompt, no tools);
+      ``keep`` counts tool results; with ``clear_at_least`` it recounts after each result
+      and stops once that many are reclaimed, keeping what it cleared if it never gets there.
+      A result is cleared only when the nearest assistant message before it made its call.
+
+    Either way a result is paired with the nearest call before it that carries its id (ids
+    may repeat), a result already stubbed (by this or another policy) is left as it is,
+    ``exclude_tools`` (names or glob patterns) are never cleared, and ``clear_tool_inputs``
+    also blanks the cleared call's arguments. Both frameworks edit the request, never the
+    stored history, so by default it is ephemeral: it sees every output again each call.
     """
 
+    persistence = EPHEMERAL
     params = (
         Param("trigger", int, 100_000, "Input tokens above which clearing starts.", 1_000, 2_000_000),
         Param("keep", int, 3, "Most recent tool results never cleared.", 0, 100),
@@ -25,60 +44,89 @@ class ClearToolUsesPolicy(Policy):
             "clear_at_least",
             int,
             0,
-            "Clear nothing unless at least this many tokens are freed.",
+            "Tokens to reclaim when it fires (see flavour for what falling short does).",
             0,
             1_000_000,
         ),
         Param("exclude_tools", list, (), "Tool names (or glob patterns) whose results are never cleared."),
         Param("clear_tool_inputs", bool, False, "Also blank the arguments of a cleared call."),
         Param("placeholder", str, "[cleared]", "Text left in place of a cleared result."),
+        Param(
+            "flavour",
+            str,
+            ANTHROPIC,
+            "anthropic: real input tokens, clear_at_least all or nothing; "
+            "langchain: its approximate count of the messages, stop once clear_at_least is reached.",
+            choices=(ANTHROPIC, LANGCHAIN),
+        ),
+        persistence_param(
+            EPHEMERAL,
+            "ephemeral: each request is cleared anew from the whole history, as both frameworks do; "
+            "persistent: the cleared context is written back.",
+        ),
     )
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         counter = event.counter
         if counter is None:
             return None
-        tokens = event.given_tokens(messages)
+        langchain = self.flavour == LANGCHAIN
+        if langchain:
+            tokens = sum(langchain_approximate_tokens(m) for m in messages if m.role not in STANDING_ROLES)
+        else:
+            tokens = event.given_tokens(messages) + event.fixed_tokens
         if tokens <= self.trigger:
             return None
         results = [i for i, m in enumerate(messages) if m.is_tool_result]
-        candidates = results[: -self.keep] if self.keep else results
-        owner = {c.id: (i, c) for i, m in enumerate(messages) for c in m.tool_calls}
+        candidates = results[: len(results) - self.keep] if self.keep < len(results) else []
+        measure = langchain_approximate_tokens if langchain else counter.count
         out = list(messages)
         cleared: list[Message] = []
         freed = 0
         for i in candidates:
             message = out[i]
-            if message.kind == STUB and message.content == self.placeholder:
-                continue  # already cleared
-            at, call = owner.get(message.tool_call_id, (None, None))
+            if message.kind == STUB:
+                continue  # already cleared, by this policy or another
+            at, call = _call_of(out, i, assistant_only=langchain)
             if call is None:
-                continue  # no call in the context to pair with: leave it to the validity check
+                continue  # no call to pair with: leave it to the validity check
             if any(fnmatch(message.name or call.name, pattern) for pattern in self.exclude_tools):
                 continue
-            replacement = message.replace(content=self.placeholder, kind=STUB)
-            freed += counter.count(message) - counter.count(replacement)
-            out[i] = replacement
+            out[i] = message.replace(content=self.placeholder, kind=STUB)
+            freed += measure(message) - measure(out[i])
             cleared.append(message)
             if self.clear_tool_inputs:
-                calls = tuple(
-                    c.__class__(c.id, c.name, "{}") if c.id == call.id else c for c in out[at].tool_calls
-                )
                 before = out[at]
+                calls = tuple(ToolCall(c.id, c.name, "{}") if c is call else c for c in before.tool_calls)
                 out[at] = before.replace(tool_calls=calls)
-                freed += counter.count(before) - counter.count(out[at])
-            if self.clear_at_least and freed >= self.clear_at_least:
+                freed += measure(before) - measure(out[at])
+            if langchain and self.clear_at_least and freed >= self.clear_at_least:
                 break
         if not cleared:
             return None
-        if freed < self.clear_at_least:
+        if not langchain and freed < self.clear_at_least:
             event.report(
                 "skip",
                 (),
                 f"clearing would free {freed:,} tokens, under clear_at_least {self.clear_at_least:,}",
             )
             return None
+        unit = "tokens (LangChain's estimate)" if langchain else "tokens"
         event.report(
-            "stub", sources_of(cleared), f"{len(cleared)} tool result(s) cleared, {freed:,} tokens freed"
+            "stub", sources_of(cleared), f"{len(cleared)} tool result(s) cleared, {freed:,} {unit} freed"
         )
         return out
+
+
+def _call_of(messages: list[Message], index: int, *, assistant_only: bool) -> tuple[int, ToolCall | None]:
+    """The call a tool result answers: in the nearest message before it that carries its id
+    (``assistant_only``: in the nearest assistant message, or none, as LangChain looks)."""
+    wanted = messages[index].tool_call_id
+    for at in range(index - 1, -1, -1):
+        message = messages[at]
+        if message.role != "assistant":
+            continue
+        call = next((c for c in message.tool_calls if c.id == wanted), None)
+        if call is not None or assistant_only:
+            return at, call
+    return -1, None

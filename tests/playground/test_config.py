@@ -36,6 +36,8 @@ def test_json_is_accepted_and_round_trips():
 def _non_default(param):
     if param.type is bool:
         return not param.default
+    if param.type is str and param.choices:
+        return next(c for c in param.choices if c != param.default)
     if param.type is str:
         return param.default + " (edited)"
     if param.type is list:
@@ -48,7 +50,7 @@ def _non_default(param):
 def test_every_registered_policy_round_trips_with_every_parameter_set():
     stack = []
     for name, cls in sorted(POLICY_TYPES.items()):
-        if name in ("RecordUsage", "Tag"):  # registered by other tests
+        if cls.__module__.startswith("tests."):  # registered by other tests
             continue
         stack.append(PolicySpec(name, {p.name: _non_default(p) for p in cls.params}))
         stack.append(PolicySpec(name, {}, enabled=False))

@@ -1,5 +1,6 @@
 import itertools
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -8,10 +9,10 @@ from playground.replay import Settings, replay
 from playground.tokens import TokenCounter
 from playground.validity import STANDING_RULES
 from policies import PolicySpec
-from policies.base import CompileEvent, Param, Policy
+from policies.base import CompileEvent, Param, ParamError, Policy
 from policies.registry import register
 from policies.tool_eviction import ToolEvictionPolicy
-from tests.builders import assistant, make_session, system, tool_loop, user
+from tests.builders import assistant, call, make_session, result, system, tool_loop, user
 
 
 def spec(name, **params):
@@ -142,6 +143,98 @@ def test_the_policies_that_measure_the_context_never_recount_it():
     assert longest > 20
     # the engine totals the standing rules once; nothing totals a whole context
     assert max(counter.totalled) < 10
+
+
+@register
+class KeepLastTwo(Policy):
+    """Test policy: an ephemeral view of the last two messages of whatever it is given."""
+
+    persistence = "ephemeral"
+
+    def on_compile(self, event, messages):
+        return messages[-2:] if len(messages) > 2 else None
+
+
+@register
+class CountGiven(Policy):
+    """Test policy: records the length of each list it is given (changes nothing)."""
+
+    params = (Param("timing", str, "per_call", "when", choices=("per_call", "per_turn")),)
+    seen: ClassVar[list] = []
+
+    def on_compile(self, event, messages):
+        CountGiven.seen.append((event.turn, len(messages)))
+
+
+def test_an_ephemeral_policy_edits_each_request_and_the_history_stays_whole():
+    session = agentic_session(rounds=6)
+    CountGiven.seen = []
+    result = replay(session, [spec("KeepLastTwo"), spec("CountGiven")])
+    # every request is the last two messages of the whole history, never of the last request
+    for t in result.turns[1:]:
+        assert t.context == session.messages[t.reply_index - 2 : t.reply_index]
+    # the persistent policy placed below it still ran on the stored history, and first
+    assert [n for _, n in CountGiven.seen] == [t.reply_index - 1 for t in result.turns]
+    # the shared prefix between requests is found by identity, as for written-back stacks
+    assert all(t.shared == 1 for t in result.turns[1:])  # the pinned rules, then a new pair
+
+
+def test_an_ephemeral_clear_sees_every_output_again_and_a_persistent_one_forgets_them():
+    session = agentic_session(rounds=30, size=800)
+    params = dict(trigger=3_000, keep=3)
+    ephemeral = replay(session, [spec("ClearToolUsesPolicy", **params)])
+    persistent = replay(session, [spec("ClearToolUsesPolicy", persistence="persistent", **params)])
+
+    def intact(turn):
+        return sum(1 for m in turn.context if m.is_tool_result and m.kind == "original")
+
+    # over the trigger once, the whole history stays over it: every later request clears all but 3
+    assert intact(ephemeral.turns[-1]) == 3
+    fired = [t.number for t in ephemeral.turns if any(e.turn == t.number for e in ephemeral.events)]
+    assert fired == list(range(fired[0], len(ephemeral.turns) + 1))
+    # written back, the context falls under the trigger and results pile up again before the next clear
+    assert intact(persistent.turns[-1]) > 3
+    assert persistent.turns[-1].context_tokens > ephemeral.turns[-1].context_tokens
+
+
+def test_a_per_turn_policy_runs_once_after_each_user_message():
+    session = make_session(
+        system("Rules."),
+        user("first task"),
+        *tool_loop(3, 50, prefix="a"),
+        assistant("done one"),
+        user("second task"),
+        *tool_loop(2, 50, prefix="b"),
+        assistant("done two"),
+    )
+    CountGiven.seen = []
+    replay(session, [spec("CountGiven", timing="per_turn")])
+    assert [turn for turn, _ in CountGiven.seen] == [1, 5]
+    CountGiven.seen = []
+    replay(session, [spec("CountGiven")])
+    assert [turn for turn, _ in CountGiven.seen] == list(range(1, 8))
+
+
+def test_an_ephemeral_policy_cannot_run_once_per_turn():
+    class Odd(Policy):
+        persistence = "ephemeral"
+        timing = "per_turn"
+
+    with pytest.raises(ParamError, match="ephemeral policy"):
+        Odd()
+
+
+def test_a_tool_result_after_the_last_reply_is_shaped_for_no_turn():
+    session = make_session(
+        system("Rules."),
+        user("go"),
+        *tool_loop(2, 50),
+        assistant("c9 next", call("c9")),
+        result("c9", "x" * 900),
+    )
+    result_ = replay(session, [spec("ToolOutputClipPolicy", max_chars=100)])
+    assert {e.turn for e in result_.events} <= {t.number for t in result_.turns}
+    assert not [e for e in result_.events if e.action == "clip"]
 
 
 @register

@@ -1,6 +1,12 @@
+import math
+
+import pytest
+
 from playground.tokens import TokenCounter
 from policies import ClearToolUsesPolicy
-from policies.messages import STUB
+from policies.base import ParamError
+from policies.estimates import langchain_approximate_tokens
+from policies.messages import STUB, Message
 from tests.builders import assistant, call, compile_event, numbered, result, user
 
 COUNTER = TokenCounter("gpt-4")
@@ -37,18 +43,106 @@ def test_clears_oldest_results_beyond_keep_with_the_placeholder():
     assert ev.actions[0].action == "stub" and "tokens freed" in ev.actions[0].detail
 
 
-def test_clear_at_least_stops_once_enough_is_freed():
+def test_anthropic_clear_at_least_is_all_or_nothing():
     one = COUNTER.count(session()[2]) - COUNTER.count(session()[2].replace(content="[cleared]"))
     out = ClearToolUsesPolicy(trigger=1_000, keep=0, clear_at_least=one + 1).on_compile(event(), session())
-    assert cleared(out) == ["c0", "c1"]
+    assert cleared(out) == ["c0", "c1", "c2", "c3", "c4"]  # enough in all: everything goes
 
 
-def test_clear_at_least_skips_when_it_cannot_free_enough():
+def test_anthropic_clear_at_least_skips_when_it_cannot_free_enough():
     ev = event()
     assert (
         ClearToolUsesPolicy(trigger=1_000, keep=4, clear_at_least=1_000_000).on_compile(ev, session()) is None
     )
     assert ev.actions[0].action == "skip" and "under clear_at_least" in ev.actions[0].detail
+
+
+def test_langchain_stops_once_clear_at_least_is_reclaimed_by_its_own_estimate():
+    first = session()[2]
+    one = langchain_approximate_tokens(first) - langchain_approximate_tokens(
+        first.replace(content="[cleared]")
+    )
+    policy = ClearToolUsesPolicy(trigger=1_000, keep=0, clear_at_least=one + 1, flavour="langchain")
+    assert cleared(policy.on_compile(event(), session())) == ["c0", "c1"]
+    # never reaching it, LangChain keeps what it cleared (no all-or-nothing)
+    greedy = ClearToolUsesPolicy(trigger=1_000, keep=3, clear_at_least=10**6, flavour="langchain")
+    assert cleared(greedy.on_compile(event(), session())) == ["c0", "c1"]
+
+
+def test_langchain_counts_the_messages_alone_anthropic_the_whole_request():
+    messages = session(n=2, size=5000)
+    tokens = sum(langchain_approximate_tokens(m) for m in messages)
+    pinned = (Message("system", "rules " * 2_000),)
+    ev = dict(pinned=pinned, context_tokens=COUNTER.total(pinned) + COUNTER.total(messages))
+    langchain = ClearToolUsesPolicy(trigger=tokens + 10, keep=0, flavour="langchain")
+    anthropic = ClearToolUsesPolicy(trigger=tokens + 10, keep=0)
+    assert langchain.on_compile(event(**ev), messages) is None  # the system prompt is not in state
+    assert cleared(anthropic.on_compile(event(**ev), messages)) == ["c0", "c1"]
+    assert cleared(langchain.on_compile(event(**ev), messages * 2)) != []
+
+
+def test_the_langchain_estimate_is_count_tokens_approximately():
+    # by hand from langchain-core 1.8.4: ceil(chars / 4) + 3 per message
+    reply = assistant("", call("c1", "search", '{"q": "x"}'))
+    calls = "[{'name': 'search', 'args': {'q': 'x'}, 'id': 'c1', 'type': 'tool_call'}]"
+    assert langchain_approximate_tokens(reply) == math.ceil((len(calls) + len("assistant")) / 4) + 3
+    answer = result("c1", "found it", name="search")
+    assert langchain_approximate_tokens(answer) == math.ceil((8 + 2 + 4 + 6) / 4) + 3
+
+
+def test_a_reused_call_id_pairs_a_result_with_the_nearest_call_before_it():
+    messages = numbered(
+        [
+            user("go"),
+            assistant("a", call("c1", "search", '{"q": "first"}')),
+            result("c1", "one " * 500, name="search"),
+            assistant("b", call("c1", "search", '{"q": "second"}')),  # the id again
+            result("c1", "two " * 500, name="search"),
+            assistant("c", call("c2", "search", '{"q": "third"}')),
+            result("c2", "three " * 500, name="search"),
+        ]
+    )
+    for flavour in ("anthropic", "langchain"):
+        policy = ClearToolUsesPolicy(trigger=1_000, keep=2, clear_tool_inputs=True, flavour=flavour)
+        out = policy.on_compile(event(), messages)
+        assert cleared(out) == ["c1"] and out[2].kind == STUB
+        assert out[1].tool_calls[0].arguments == "{}"
+        assert out[3].tool_calls[0].arguments == '{"q": "second"}'  # the later call keeps its arguments
+
+
+def test_langchain_clears_only_where_the_nearest_assistant_message_made_the_call():
+    messages = numbered(
+        [
+            user("go"),
+            assistant("a", call("c1", "search")),
+            assistant("thinking aloud"),  # nearest to the result, and it made no call
+            result("c1", "one " * 800, name="search"),
+            assistant("b", call("c2", "search")),
+            result("c2", "two " * 800, name="search"),
+        ]
+    )
+    assert (
+        ClearToolUsesPolicy(trigger=1_000, keep=1, flavour="langchain").on_compile(event(), messages) is None
+    )
+    assert cleared(ClearToolUsesPolicy(trigger=1_000, keep=1).on_compile(event(), messages)) == ["c1"]
+
+
+def test_a_result_another_policy_stubbed_is_left_as_it_is():
+    messages = session()
+    messages[2] = messages[2].replace(content="[pointer: read again]", kind=STUB)
+    ev = event()
+    out = ClearToolUsesPolicy(trigger=1_000, keep=2).on_compile(ev, messages)
+    assert out[2].content == "[pointer: read again]" and cleared(out) == ["c0", "c1", "c2"]
+    assert "2 tool result(s)" in ev.actions[0].detail
+
+
+def test_it_is_ephemeral_unless_told_otherwise():
+    assert ClearToolUsesPolicy().persistence == "ephemeral"
+    assert ClearToolUsesPolicy(persistence="persistent").persistence == "persistent"
+    with pytest.raises(ParamError, match="persistence must be one of persistent, ephemeral"):
+        ClearToolUsesPolicy(persistence="sometimes")
+    with pytest.raises(ParamError, match="flavour must be one of anthropic, langchain"):
+        ClearToolUsesPolicy(flavour="openai")
 
 
 def test_excluded_tools_are_never_cleared():
