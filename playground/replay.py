@@ -113,6 +113,18 @@ def standing_rules(messages: tuple[Message, ...]) -> tuple[Message, ...]:
     return messages[:n]
 
 
+def moved_ahead(stack: list[Policy]) -> list[int]:
+    """Indices of the persistent policies that run before an ephemeral one placed above them:
+    the stored history is rewritten before any request is edited."""
+    out, editor_above = [], False
+    for index, policy in enumerate(stack):
+        if policy.persistence == EPHEMERAL:
+            editor_above = True
+        elif editor_above and type(policy).on_compile is not Policy.on_compile:
+            out.append(index)
+    return out
+
+
 def replay(
     session: Session,
     specs: list[PolicySpec],

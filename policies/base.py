@@ -184,6 +184,14 @@ PERSISTENCES = (PERSISTENT, EPHEMERAL)
 TIMINGS = (PER_CALL, PER_TURN)
 
 
+LIFECYCLE_TEXT = {
+    PERSISTENT: "persistent: rewrites the stored history",
+    EPHEMERAL: "ephemeral: edits each request, the history stays whole",
+    PER_CALL: "runs before every call",
+    PER_TURN: "runs once per user turn",
+}
+
+
 def persistence_param(default: str, why: str) -> Param:
     """The declaration that lets a user choose persistence, where the framework allows both."""
     return Param("persistence", str, default, why, choices=PERSISTENCES)
@@ -215,6 +223,10 @@ class Policy:
     @classmethod
     def name(cls) -> str:
         return cls.__name__
+
+    def lifecycle(self) -> str:
+        """Its persistence and timing in words, as the stack editor shows them."""
+        return f"{LIFECYCLE_TEXT[self.persistence]}; {LIFECYCLE_TEXT[self.timing]}"
 
     def on_append(self, event: AppendEvent, message: Message) -> Message | None:
         return None

@@ -13,9 +13,10 @@ import streamlit as st
 from streamlit_sortables import sort_items
 
 from playground.presets import available_presets
+from playground.replay import moved_ahead
 from playground.ui.text import escape_markdown
-from policies.base import Param
-from policies.registry import POLICY_TYPES, PolicySpec
+from policies.base import Param, Policy
+from policies.registry import POLICY_TYPES, PolicySpec, SpecError
 
 SLIDER_SPAN = 500  # integer ranges up to this wide get a slider; wider ones a number input
 DEFAULT_PRESET = "pyagentic recommended"
@@ -91,7 +92,9 @@ def param_widget(param: Param, key: str) -> Any:
             placeholder="not set",
         )
         return None if value is None else param.type(value)
-    if param.type is bool:
+    if param.choices:
+        value = st.selectbox(label, param.choices, key=key, help=param.help)
+    elif param.type is bool:
         value = st.toggle(label, key=key, help=param.help)
     elif param.type in (int, float) and param.minimum is not None and param.maximum is not None:
         span = param.maximum - param.minimum
@@ -188,8 +191,9 @@ def show() -> list[PolicySpec]:
             st.session_state["stack"] = stack = [by_label[label] for label in ordered]
     if not stack:
         st.info("No policies: the context is the raw history.")
+    ahead = _moved_ahead(stack)
     for position, entry in enumerate(stack, start=1):
-        _entry(position, entry)
+        _entry(position, entry, position - 1 in ahead)
     if st.session_state["stack_origin"] is not None:
         kind, name, loaded = st.session_state["stack_origin"]
         edited = ", edited" if specs() != loaded else ""
@@ -197,7 +201,19 @@ def show() -> list[PolicySpec]:
     return specs()
 
 
-def _entry(position: int, entry: dict[str, Any]) -> None:
+def _built(entry: dict[str, Any]) -> Policy | None:
+    try:
+        return PolicySpec(entry["name"], entry["params"]).build()
+    except SpecError:  # the replay names what is wrong
+        return None
+
+
+def _moved_ahead(stack: list[dict[str, Any]]) -> set[int]:
+    enabled = [(i, p) for i, e in enumerate(stack) if _enabled(e) and (p := _built(e)) is not None]
+    return {enabled[k][0] for k in moved_ahead([p for _, p in enabled])}
+
+
+def _entry(position: int, entry: dict[str, Any], ahead: bool = False) -> None:
     cls = POLICY_TYPES[entry["name"]]
     title = f"{position}. {entry['name']}" + ("" if _enabled(entry) else " (disabled)")
     # open or shut as first drawn (open while the stack is short, or just added), then as the
@@ -217,3 +233,9 @@ def _entry(position: int, entry: dict[str, Any]) -> None:
         )
         for param in cls.params:
             entry["params"][param.name] = param_widget(param, _widget_key(entry["id"], param.name))
+        policy = _built(entry)
+        if policy is not None:
+            note = policy.lifecycle().capitalize() + "."
+            if ahead:
+                note += " Runs before the ephemeral policies above it: history is rewritten first."
+            st.caption(note)

@@ -5,7 +5,7 @@ from typing import ClassVar
 import pytest
 
 from playground.metrics import totals, turns_frame
-from playground.replay import Settings, replay
+from playground.replay import Settings, moved_ahead, replay
 from playground.tokens import TokenCounter
 from playground.validity import STANDING_RULES
 from policies import PolicySpec
@@ -388,3 +388,8 @@ def test_a_policy_that_never_acts_and_one_that_cannot_meet_its_budget_both_say_s
     assert notes[1] == ("info", f"2. CompactionPolicy {idle[0].detail}, so it changes nothing here.")
     acting = replay(session, [PolicySpec("TieredEvictionPolicy", {"budget_tokens": 6000})])
     assert not policy_notes(events_frame(acting))  # it acts and meets its budget: nothing to say
+
+
+def test_the_editor_is_told_which_persistent_policies_run_before_an_ephemeral_one_above_them():
+    stack = [ToolEvictionPolicy(), KeepLastTwo(), ToolEvictionPolicy(), Policy()]
+    assert moved_ahead(stack) == [2]  # a policy with no compile hook has nothing to move

@@ -432,3 +432,17 @@ def test_must_keep_facts_are_checked_once_per_replay_not_on_every_rerun(monkeypa
     assert len(calls) == 1 and metric(at, "Must-keep lost") == "0 of 1"
     at.text_area(key="must_keep_text").set_value("fixed-term contract\n2027-02-26").run()
     assert len(calls) == 2  # a new declaration is checked anew
+
+
+def test_the_editor_says_how_each_policy_lives_on_and_offers_the_choices_a_framework_allows():
+    at = start()
+    at.selectbox(key="stack_preset").set_value("Anthropic context editing (clear tool uses)").run()
+    clear = entry_id(at, "ClearToolUsesPolicy")
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("Ephemeral: edits each request, the history stays whole") for c in captions)
+    choice = at.selectbox(key=f"param_{clear}_persistence")
+    assert choice.options == ["persistent", "ephemeral"] and choice.value == "ephemeral"
+    choice.set_value("persistent").run()
+    assert not at.exception and not at.error
+    assert any(c.startswith("Persistent: rewrites the stored history") for c in (c.value for c in at.caption))
+    assert at.selectbox(key=f"param_{clear}_flavour").options == ["anthropic", "langchain"]
