@@ -55,7 +55,7 @@ class CompactionPolicy(Policy):
         if summary is None:
             return None
         message = Message(
-            role="user",
+            role="assistant",  # as pyagentic makes it
             content=f"[Summary of {len(head)} earlier messages]\n{summary}",
             kind=SUMMARY,
             source=sources_of(head),

@@ -86,9 +86,11 @@ def sources_of(messages: list[Message] | tuple[Message, ...]) -> tuple[int, ...]
 def render_transcript(messages: list[Message] | tuple[Message, ...]) -> str:
     """Plain text of a message list, as a summarizer reads it."""
     lines = []
+    called = {c.id: c.name for m in messages for c in m.tool_calls}
     for message in messages:
         if message.role == "tool":
-            lines.append(f"[tool result: {message.name or '?'}] {message.content}")
+            name = message.name or called.get(message.tool_call_id or "", "?")
+            lines.append(f"[tool result: {name}] {message.content}")
             continue
         if message.content:
             lines.append(f"{message.role}: {message.content}")

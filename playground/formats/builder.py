@@ -70,9 +70,10 @@ class SessionBuilder:
         name = None if name is None else self._valid_text(name, "name")
         tool_call_ids = tuple(self._valid_text(i, "tool_call_id") for i in tool_call_ids)
         tool_calls = self._note_calls(tool_calls)
-        if role == "tool" and name is None and tool_call_ids:
-            name = self._call_names.get(tool_call_ids[0])
-        agent_result = role == "tool" and is_agent_tool(name)
+        # a result that recorded no name keeps none (it is counted and sent as recorded); whether
+        # it is an agent's result is read from the call it answers
+        called = self._call_names.get(tool_call_ids[0]) if tool_call_ids else None
+        agent_result = role == "tool" and is_agent_tool(name or called)
         self.messages.append(
             Message(
                 role=role,

@@ -34,7 +34,7 @@ def test_the_real_mini_swe_agent_trajectory(real_session_path):
     assert session.usage[2] == 1689  # extra.response.usage.prompt_tokens
     assert [str(w) for w in session.warnings] == ["message 129: unknown role 'exit': left out of the replay"]
     assert session.messages[3].tool_call_ids == ("call_00_KVNoGhlWmTJUowwDsUa74968",)
-    assert session.messages[3].name == "bash"  # from the call it answers
+    assert session.messages[3].name is None  # it recorded none: counted and sent without one
 
 
 def test_content_parts_images_developer_and_legacy_function_calls():
@@ -165,7 +165,7 @@ def test_anthropic_blocks_become_messages():
     assert session.messages[0].content == "You are terse."
     assert session.messages[2].content == "[thinking] Use the tool.\nChecking."
     assert session.messages[2].tool_calls[0] == ToolCall("toolu_1", "weather", '{"city": "Paris"}')
-    assert session.messages[3].content == "18°C" and session.messages[3].name == "weather"
+    assert session.messages[3].content == "18°C" and session.messages[3].name is None  # as recorded
     assert session.messages[6].content == "[error] timeout"
     assert session.usage == {2: 500}
 

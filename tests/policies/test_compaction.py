@@ -62,7 +62,7 @@ def test_earlier_summaries_fold_into_the_next():
     grown = first + tool_loop(3, prefix="d")
     second = policy.on_compile(compile_event(last_usage=10**6, summarizer=summarizer), grown)
     assert sum(m.kind == SUMMARY for m in second) == 1
-    assert summarizer.calls[1].startswith("user: [Summary of 6 earlier messages]")
+    assert summarizer.calls[1].startswith("assistant: [Summary of 6 earlier messages]")
 
 
 @pytest.mark.parametrize("reply", [RuntimeError("boom"), "", "   "])
