@@ -181,7 +181,54 @@ class TokenCounter:
         return self.total(messages) + REPLY_PRIMING + tools_tokens
 
     def tools(self, definitions: Sequence[dict]) -> int:
-        """Tokens of the tool definitions a request carries (0 when none were recorded)."""
+        """Tokens of the tool definitions a request carries (0 when none were recorded), by the
+        rule of OpenAI's cookbook ("How to count tokens with tiktoken", ``num_tokens_for_tools``):
+        per function its init, ``name:description`` and per property ``name:type:description``
+        (enum items apart), and one end for the list. Read from the chat, Responses or Anthropic
+        shape; a definition of no such shape is counted as its JSON text."""
         if not definitions:
             return 0
-        return self.encoder.encode_len(json.dumps(list(definitions), sort_keys=True))
+        rule = FUNCTION_RULES[self.encoder.requested == "cl100k_base"]
+        encode_len = self.encoder.encode_len
+        tokens = rule.end
+        for definition in definitions:
+            function = definition.get("function", definition) if isinstance(definition, dict) else None
+            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                tokens += encode_len(json.dumps(definition, sort_keys=True, default=str))
+                continue
+            tokens += rule.init + encode_len(f"{function['name']}:{_undotted(function.get('description'))}")
+            schema = function.get("parameters") or function.get("input_schema") or {}
+            properties = schema.get("properties") if isinstance(schema, dict) else None
+            if not isinstance(properties, dict) or not properties:
+                continue
+            tokens += rule.properties
+            for key, value in properties.items():
+                value = value if isinstance(value, dict) else {}
+                tokens += rule.property
+                enum = value.get("enum")
+                if isinstance(enum, list):
+                    tokens += rule.enum + sum(rule.enum_item + encode_len(str(item)) for item in enum)
+                line = f"{key}:{value.get('type', '')}:{_undotted(value.get('description'))}"
+                tokens += encode_len(line)
+        return tokens
+
+
+@dataclass(frozen=True)
+class FunctionRule:
+    """The cookbook's constants for tool definitions: what each part adds beyond its text."""
+
+    init: int
+    properties: int = 3
+    property: int = 3
+    enum: int = -3
+    enum_item: int = 3
+    end: int = 12
+
+
+# by "is the encoding cl100k_base": gpt-3.5-turbo and gpt-4 (10), gpt-4o and later (7)
+FUNCTION_RULES = {False: FunctionRule(init=7), True: FunctionRule(init=10)}
+
+
+def _undotted(text: object) -> str:
+    text = text if isinstance(text, str) else ""
+    return text[:-1] if text.endswith(".") else text

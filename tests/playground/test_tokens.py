@@ -1,5 +1,7 @@
 from pathlib import Path
 
+import pytest
+
 from playground.tokens import Encoder, TokenCounter, encoding_for_model, load_encoder
 from policies.messages import Message, ToolCall
 
@@ -82,3 +84,49 @@ def test_a_batch_primed_count_equals_one_message_at_a_time():
     primed.prime(session.messages)
     assert [primed.count(m) for m in session.messages] == [single._encode(m) for m in session.messages]
     assert primed.encoded == len({m.content_key() for m in session.messages})  # each once, then cached
+
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_current_weather",
+        "description": "Get the current weather in a given location",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+                "unit": {
+                    "type": "string",
+                    "description": "The unit of temperature to return",
+                    "enum": ["celsius", "fahrenheit"],
+                },
+            },
+            "required": ["location"],
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(("model", "api_count"), [("gpt-4o", 101), ("gpt-4", 105)])
+def test_tool_definitions_count_as_the_openai_api_bills_them(model, api_count):
+    # the OpenAI cookbook's example request and the prompt_tokens the API reported for it
+    messages = [
+        Message("system", "You are a helpful assistant that can answer to questions about the weather."),
+        Message("user", "What's the weather like in San Francisco?"),
+    ]
+    counter = TokenCounter(model)
+    assert counter.request(messages, counter.tools([WEATHER_TOOL])) == api_count
+
+
+def test_the_same_tool_in_the_responses_and_anthropic_shapes_counts_the_same():
+    counter = TokenCounter("gpt-4o")
+    function = WEATHER_TOOL["function"]
+    flat = {"type": "function", **function}
+    anthropic = {
+        "name": function["name"],
+        "description": function["description"],
+        "input_schema": function["parameters"],
+    }
+    assert counter.tools([WEATHER_TOOL]) == counter.tools([flat]) == counter.tools([anthropic]) > 12
+    # a definition of no known shape is counted as its text, never dropped
+    assert counter.tools([{"type": "web_search"}]) > 12
