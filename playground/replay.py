@@ -241,10 +241,14 @@ class _Run:
                 if p.type in (int, float)
                 and not isinstance(value := getattr(policy, p.name), bool | type(None))
             )
+            chances, why = f"{len(self.turns):,} turns", "its thresholds are above what this session reaches"
+            if policy.timing == PER_TURN:
+                chances = f"the {self.user_turns:,} user turn(s) it runs at, of {len(self.turns):,} turns"
+                why = "it runs once per user turn, and there its thresholds were not reached"
             detail = (
-                f"never acted in {len(self.turns):,} turns (peak context {peak:,} tokens"
+                f"never acted in {chances} (peak context {peak:,} tokens"
                 + (f"; {settings}" if settings else "")
-                + "): its thresholds are above what this session reaches"
+                + f"): {why}"
             )
             self.events.append(
                 Event(

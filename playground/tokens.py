@@ -110,6 +110,7 @@ class TokenCounter:
         self.encoder = encoder or load_encoder(encoding)
         self.exact = vendor_exact and self.encoder.exact
         self._cache: dict[tuple, int] = {}
+        self._content_cache: dict[str, int] = {}
         self.encoded = 0  # messages actually encoded, for tests and the benchmark
 
     @property
@@ -170,6 +171,14 @@ class TokenCounter:
     def text(self, text: str) -> int:
         """Tokens of a plain text (not cached: for one-off texts such as a summary)."""
         return self.encoder.encode_len(text)
+
+    def content(self, message: Message) -> int:
+        """Tokens of a message's text alone (no role, framing or calls), cached by that text:
+        what a framework that counts content only reads."""
+        tokens = self._content_cache.get(message.content)
+        if tokens is None:
+            tokens = self._content_cache[message.content] = self.encoder.encode_len(message.content)
+        return tokens
 
     def total(self, messages: Sequence[Message]) -> int:
         """Tokens of these messages (no reply priming): a sum of cached counts."""

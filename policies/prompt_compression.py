@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from policies.base import CompileEvent, Param, Policy
-from policies.compaction import report_if_still_over
-from policies.messages import SUMMARY, Message, render_transcript, sources_of
+import json
+from collections.abc import Sequence
+
+from policies.base import PER_TURN, CompileEvent, Param, Policy
+from policies.messages import SUMMARY, Message, sources_of
 from policies.summaries import summarize_or_report
+
+SELECTOOLS_TOKENS_PER_MESSAGE = 4  # token_estimation.py: "content + role overhead ~4 tokens per message"
 
 SUMMARIZER_SYSTEM_PROMPT = "You are a concise summarizer."
 SUMMARY_INSTRUCTION = (
@@ -17,13 +21,21 @@ SUMMARY_INSTRUCTION = (
 class PromptCompressionPolicy(Policy):
     """Replaces older non-system messages with one ``[Compressed context]`` system message.
 
-    As selectools does it: fires when the fill rate (context tokens / context window)
-    reaches ``compress_threshold``; keeps every system message (moved to the front) and
-    the last ``compress_keep_recent`` turns, counted as 2 messages each, verbatim;
-    skips when fewer than 2 messages are eligible or the summary fails or is empty.
-    The split ignores tool calls: where it separates a call from its result, the
-    validity check says so, because that is what selectools would send.
+    As ``selectools==1.3.0`` does it (``agent/_memory_manager.py::_maybe_compress_context``):
+    once per run, i.e. before the first inference after a user message, it estimates the fill
+    rate as selectools does (``token_estimation.estimate_run_tokens``: the system prompt, each
+    message's text plus 4, and each tool schema as compact JSON; tool-call arguments are not
+    counted) and fires when it reaches ``compress_threshold`` of the context window. It keeps
+    every system message (moved to the front) and the last ``compress_keep_recent`` turns,
+    counted as 2 messages each, verbatim; skips when fewer than 2 messages are eligible or the
+    summary fails or is empty. The summarizer reads ``ROLE: content`` lines under selectools'
+    instruction. The split ignores tool calls: where it separates a call from its result, the
+    validity check says so, because that is what selectools would send. The compressed history
+    carries on for the rest of the run (a selectools agent with a memory starts its next run
+    from the full stored history again; that is not modelled).
     """
+
+    timing = PER_TURN
 
     params = (
         Param(
@@ -49,7 +61,7 @@ class PromptCompressionPolicy(Policy):
         window = event.context_window or 128_000
         if counter is None:
             return None
-        before = event.given_tokens(messages)
+        before = selectools_estimate(event, messages)
         if before / window < self.compress_threshold:
             return None
         keep = max(self.compress_keep_recent * 2, 1)  # selectools' fix: the current message survives
@@ -62,7 +74,7 @@ class PromptCompressionPolicy(Policy):
             event.report("skip", (), "fewer than 2 messages eligible for compression")
             return None
         summary = summarize_or_report(
-            event, SUMMARIZER_SYSTEM_PROMPT, SUMMARY_INSTRUCTION + render_transcript(to_compress)
+            event, SUMMARIZER_SYSTEM_PROMPT, SUMMARY_INSTRUCTION + selectools_transcript(to_compress)
         )
         if summary is None:  # selectools never crashes the agent for a failed compression
             return None
@@ -74,9 +86,30 @@ class PromptCompressionPolicy(Policy):
             compacted_count=len(to_compress),
         )
         out = [*system, message, *recent]
-        after = counter.total(event.pinned) + counter.total(out)
+        after = selectools_estimate(event, out)
         event.report(
             "compact", message.source, f"Compressed {len(to_compress)} messages: {before:,}→{after:,} tokens"
         )
-        report_if_still_over(event, out, int(self.compress_threshold * window))
+        trigger = int(self.compress_threshold * window)
+        if after > trigger:
+            event.report(
+                "thrash", (), f"still {after:,} tokens after compaction, over the {trigger:,} trigger"
+            )
         return out
+
+
+def selectools_estimate(event: CompileEvent, messages: Sequence[Message]) -> int:
+    """``estimate_run_tokens``' total: the system prompt (the pinned rules' text), each message's
+    text plus 4, and each tool schema as compact JSON."""
+    counter = event.counter
+    assert counter is not None
+    system = counter.text("\n\n".join(m.content for m in event.pinned)) if event.pinned else 0
+    content = counter.content
+    texts = sum(content(m) for m in messages) + SELECTOOLS_TOKENS_PER_MESSAGE * len(messages)
+    schemas = sum(counter.text(json.dumps(tool, separators=(",", ":"))) for tool in event.tools)
+    return system + texts + schemas
+
+
+def selectools_transcript(messages: Sequence[Message]) -> str:
+    """``_format_messages_as_text``: one ``ROLE: content`` line per message, calls left out."""
+    return "\n".join(f"{m.role.upper()}: {m.content}" for m in messages)

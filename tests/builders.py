@@ -56,6 +56,12 @@ class CharCounter:
     def total(self, messages: Sequence[Message]) -> int:
         return sum(self.count(m) for m in messages)
 
+    def content(self, message: Message) -> int:
+        return len(message.content) // 4
+
+    def text(self, text: str) -> int:
+        return len(text) // 4
+
 
 def compile_event(**changes) -> CompileEvent:
     defaults = {"turn": 1, "last_usage": None, "counter": CharCounter(), "context_window": 128_000}

@@ -1,6 +1,16 @@
 from policies import PromptCompressionPolicy
 from policies.messages import SUMMARY, Message
-from tests.builders import CharCounter, assistant, compile_event, numbered, result, system, tool_loop, user
+from tests.builders import (
+    CharCounter,
+    assistant,
+    call,
+    compile_event,
+    numbered,
+    result,
+    system,
+    tool_loop,
+    user,
+)
 
 
 class Fixed:
@@ -26,7 +36,8 @@ def event(window: int, summarizer=None, **changes):
 
 
 def tokens(messages):
-    return CharCounter().total(messages)
+    """selectools' estimate with the test counter: each message's text plus 4."""
+    return sum(CharCounter().content(m) + 4 for m in messages)
 
 
 def test_fires_at_the_fill_rate_threshold_not_below():
@@ -115,3 +126,34 @@ def test_the_split_may_break_a_tool_pair_as_selectools_does():
     assert out[1].is_tool_result
     assert [v.rule for v in check_request(out)] == [ORPHAN_RESULT]
     assert result("c2").tool_call_ids == out[1].tool_call_ids
+
+
+def test_fill_is_estimated_as_selectools_does_text_plus_four_and_tool_schemas_not_call_arguments():
+    messages = numbered(
+        [user("q " + "x" * 400), assistant("", call("c1", "run", '{"cmd": "' + "z" * 4000 + '"}'))]
+    )
+    messages += numbered([result("c1", "ok"), user("next")])
+    estimate = tokens(messages)  # the 4,000-character arguments count for nothing
+    policy = PromptCompressionPolicy(compress_threshold=0.5, compress_keep_recent=0)
+    assert policy.on_compile(event(window=estimate * 2 + 2), messages) is None
+    assert policy.on_compile(event(window=estimate * 2), messages) is not None
+    schema = {"name": "run", "description": "d" * 400}
+    with_tools = event(window=estimate * 2 + 2, tools=(schema,))  # the schema tips it over
+    assert policy.on_compile(with_tools, messages) is not None
+    pinned = event(window=estimate * 2 + 2, pinned=(system("s" * 40),))  # so does the system prompt
+    assert policy.on_compile(pinned, messages) is not None
+
+
+def test_the_summarizer_reads_role_content_lines_as_selectools_renders_them():
+    summarizer = Fixed()
+    messages = numbered([user("fix it"), assistant("looking", call("c1", "run", '{"cmd": "ls"}'))])
+    messages += numbered([result("c1", "a.py"), assistant("done"), user("thanks")])
+    PromptCompressionPolicy(compress_threshold=0.05, compress_keep_recent=0).on_compile(
+        event(window=100, summarizer=summarizer), messages
+    )
+    transcript = summarizer.calls[0][1].split("\n\n", 1)[1]
+    assert transcript == "USER: fix it\nASSISTANT: looking\nTOOL: a.py\nASSISTANT: done"
+
+
+def test_it_runs_once_per_user_turn():
+    assert PromptCompressionPolicy().timing == "per_turn"
