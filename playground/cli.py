@@ -23,12 +23,13 @@ from playground.formats.openai_chat import to_openai
 from playground.limits import LimitError, limits_table
 from playground.must_keep import MustKeepError
 from playground.must_keep import parse as parse_must_keep
-from playground.presets import PRESETS
+from playground.presets import PRESETS, presets_by_framework
 from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
 from playground.summarizers import SummarizerError, SummaryStats
 from playground.tokens import TokenCounter
 from playground.validity import check_request
+from policies.base import shown
 from policies.registry import SpecError, load_plugins
 
 if TYPE_CHECKING:  # pandas and the metrics built on it load when a replay is reported
@@ -98,7 +99,9 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--plugins", metavar="MODULE:CLASS,...", help="custom policy classes to import and register"
     )
-    rep.add_argument("--config", help="stack config (YAML or JSON); default: pyagentic's recommended stack")
+    stack = rep.add_mutually_exclusive_group()
+    stack.add_argument("--config", help="stack config (YAML or JSON); default: pyagentic's recommended stack")
+    stack.add_argument("--preset", help="a built-in stack by name (`playground presets` lists them)")
     rep.add_argument("--model", help="model (sets the tokenizer); overrides the config's")
     rep.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
     rep.add_argument("--price-as", metavar="MODEL", help="price as this model (default: --model's)")
@@ -134,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         help="also time the CLI's replay of FILE against starting the interpreter and the encoder",
     )
     commands.add_parser("limits", help="print every limit on what one input may cost, and its setting")
+    commands.add_parser("presets", help="list the built-in stacks, by the framework they come from")
     return parser
 
 
@@ -146,6 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         if args.command == "limits":
             return _limits()
+        if args.command == "presets":
+            return _presets()
         return _bench(args)
     except (
         TranscriptError,
@@ -163,6 +169,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("playground: interrupted", file=sys.stderr)
         return 130
+
+
+def _presets() -> int:
+    for framework, names in presets_by_framework().items():
+        print(f"{framework}:")
+        for name in names:
+            stack = " -> ".join(spec.name for spec in PRESETS[name]) or "(no policies)"
+            print(f"  {name}: {stack}")
+    return 0
+
+
+def preset_config(name: str) -> Config:
+    if name not in PRESETS:
+        raise UsageError(f"no preset named {shown(name)}; `playground presets` lists them")
+    return Config(stack=list(PRESETS[name]))
 
 
 def _limits() -> int:
@@ -208,7 +229,10 @@ def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> 
 def _replay(args: argparse.Namespace) -> int:
     plugins = ",".join(p for p in (os.environ.get("PLAYGROUND_PLUGINS"), args.plugins) if p)
     load_plugins(plugins)
-    config = load_config(args.config) if args.config else default_config()
+    if args.preset is not None:
+        config = preset_config(args.preset)
+    else:
+        config = load_config(args.config) if args.config else default_config()
     if args.model:
         config.model = args.model
     if args.price_as or args.cache:

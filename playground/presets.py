@@ -28,11 +28,78 @@ PRESETS: dict[str, list[PolicySpec]] = {
         PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
     ],
     "Sliding window of 50": [PolicySpec("SlidingWindowPolicy", {"max_messages": 50})],
+    # the frameworks', each with its own defaults (FRAMEWORKS.md names the version followed)
+    "LangChain 1.x: summarization (docs example: 4,000 tokens, keep 20 messages)": [
+        PolicySpec("LangChainSummarizationPolicy", {"trigger_tokens": 4_000, "keep_value": 20}),
+    ],
+    "LangChain 1.x: context editing defaults (clear tool uses over 100,000)": [
+        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "flavour": "langchain"}),
+    ],
+    "Deep Agents: summarization defaults (85% of the window, keep 10%)": [
+        PolicySpec(
+            "LangChainSummarizationPolicy",
+            {"trigger_fraction": 0.85, "keep_kind": "fraction", "keep_value": 0.10},
+        ),
+    ],
+    "Claude Code: auto-compact": [PolicySpec("ClaudeCodeAutoCompactPolicy")],
+    "OpenAI Agents SDK: ToolOutputTrimmer defaults": [PolicySpec("ToolOutputTrimmerPolicy")],
+    "OpenAI cookbook: trimming session (last 8 turns)": [
+        PolicySpec("TrimmingSessionPolicy", {"max_turns": 8})
+    ],
+    "AutoGen: buffered context (last 20)": [PolicySpec("BufferedContextPolicy", {"buffer_size": 20})],
+    "AutoGen: head and tail (2 + 20)": [
+        PolicySpec("HeadAndTailContextPolicy", {"head_size": 2, "tail_size": 20})
+    ],
+    "AutoGen: token-limited context (the window)": [PolicySpec("TokenLimitedContextPolicy")],
+}
+
+# the presets by the framework whose rules they follow, in the order the app lists them
+FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
+    "Playground": (
+        "No policies (raw history)",
+        "Cache-friendly (batched eviction)",
+        "Cut in this order (tiered eviction)",
+        "Sliding window of 50",
+    ),
+    "pyagentic": ("pyagentic recommended",),
+    "selectools": ("selectools prompt compression",),
+    "LangChain": (
+        "LangChain 1.x: summarization (docs example: 4,000 tokens, keep 20 messages)",
+        "LangChain 1.x: context editing defaults (clear tool uses over 100,000)",
+        "Deep Agents: summarization defaults (85% of the window, keep 10%)",
+    ),
+    "Anthropic": ("Anthropic context editing (clear tool uses)",),
+    "Claude Code": ("Claude Code: auto-compact",),
+    "OpenAI": (
+        "OpenAI Agents SDK: ToolOutputTrimmer defaults",
+        "OpenAI cookbook: trimming session (last 8 turns)",
+    ),
+    "AutoGen": (
+        "AutoGen: buffered context (last 20)",
+        "AutoGen: head and tail (2 + 20)",
+        "AutoGen: token-limited context (the window)",
+    ),
 }
 
 
 def available_presets() -> dict[str, list[PolicySpec]]:
-    """The presets whose policies are all registered (others arrive with their policies)."""
-    return {
-        name: stack for name, stack in PRESETS.items() if all(spec.name in POLICY_TYPES for spec in stack)
+    """The presets whose policies are all registered (others arrive with their policies), in
+    the order of ``FRAMEWORK_PRESETS``."""
+    order = [name for names in FRAMEWORK_PRESETS.values() for name in names]
+    order += [name for name in PRESETS if name not in order]
+    return {name: PRESETS[name] for name in order if all(spec.name in POLICY_TYPES for spec in PRESETS[name])}
+
+
+def presets_by_framework() -> dict[str, list[str]]:
+    """The available presets grouped by framework (a preset in no group: "Other")."""
+    available = available_presets()
+    grouped = {
+        framework: [n for n in names if n in available] for framework, names in FRAMEWORK_PRESETS.items()
     }
+    listed = {name for names in FRAMEWORK_PRESETS.values() for name in names}
+    grouped["Other"] = [name for name in available if name not in listed]
+    return {framework: names for framework, names in grouped.items() if names}
+
+
+def framework_of(preset: str) -> str:
+    return next((f for f, names in FRAMEWORK_PRESETS.items() if preset in names), "Other")

@@ -33,10 +33,9 @@ def _langchain_calls_chars(calls: tuple[ToolCall, ...]) -> int:
     return len(repr([{"name": c.name, "args": call_args(c), "id": c.id, "type": "tool_call"} for c in calls]))
 
 
-def langchain_approximate_tokens(message: Message) -> int:
-    """One message as ``count_tokens_approximately`` counts it (defaults, no usage scaling):
-    ceil(chars / 4) + 3, chars being the text, the repr of an assistant's tool calls, a tool
-    result's call id, the role and the name. The total of a list is the sum of these."""
+def langchain_chars(message: Message) -> int:
+    """The characters ``count_tokens_approximately`` counts: the text, the repr of an
+    assistant's tool calls, a tool result's call id, the role and the name."""
     chars = len(message.content) + len(_LANGCHAIN_ROLES.get(message.role, message.role))
     if message.tool_calls and message.role == "assistant":
         chars += _langchain_calls_chars(message.tool_calls)
@@ -44,4 +43,10 @@ def langchain_approximate_tokens(message: Message) -> int:
         chars += len(message.tool_call_id or "")
     if message.name:
         chars += len(message.name)
-    return math.ceil(chars / LANGCHAIN_CHARS_PER_TOKEN) + LANGCHAIN_EXTRA_TOKENS_PER_MESSAGE
+    return chars
+
+
+def langchain_approximate_tokens(message: Message, chars_per_token: float = LANGCHAIN_CHARS_PER_TOKEN) -> int:
+    """One message as ``count_tokens_approximately`` counts it (no usage scaling):
+    ceil(chars / chars_per_token) + 3. The total of a list is the sum of these."""
+    return math.ceil(langchain_chars(message) / chars_per_token) + LANGCHAIN_EXTRA_TOKENS_PER_MESSAGE

@@ -82,11 +82,15 @@ def param_widget(param: Param, key: str) -> Any:
     """The widget a declaration calls for; returns the parameter's value."""
     label = param.name
     if param.optional:  # empty means "not set"
+        kind = param.type
+        low = None if param.minimum is None else kind(param.minimum)
+        high = None if param.maximum is None else kind(param.maximum)
+        wide = low is None or high is None or high - low > SLIDER_SPAN
         value = st.number_input(
             label,
-            param.minimum,
-            param.maximum,
-            step=100,
+            low,
+            high,
+            step=0.01 if kind is float else (100 if wide else 1),
             key=key,
             help=param.help + " Empty: not set.",
             placeholder="not set",
