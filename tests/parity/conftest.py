@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pytest
 
-PINNED = {"langchain": "1.5.2", "langchain-core": "1.8.3", "autogen-core": "0.7.5"}
+PINNED = {"langchain": "1.5.2", "langchain-core": "1.8.3", "autogen-core": "0.7.5"}  # as pyproject pins them
 
 
 def installed(package: str) -> str | None:
