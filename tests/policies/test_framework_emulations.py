@@ -1,0 +1,155 @@
+"""The emulations whose framework ships no pure function to run against (or not in the parity
+extra): checked here against the rules their sources state."""
+
+import pytest
+
+from playground.replay import Settings, replay
+from policies.base import ParamError
+from policies.claude_code import CONTINUATION, ClaudeCodeAutoCompactPolicy, autocompact_threshold
+from policies.langchain import SUMMARY_PREFIX, TOO_LONG, LangChainSummarizationPolicy
+from policies.messages import CLIPPED, SUMMARY
+from policies.openai_agents import ToolOutputTrimmerPolicy, TrimmingSessionPolicy
+from policies.registry import PolicySpec
+from tests.builders import (
+    assistant,
+    call,
+    compile_event,
+    make_session,
+    numbered,
+    result,
+    system,
+    tool_loop,
+    user,
+)
+
+
+class Fixed:
+    name = "fixed"
+
+    def __init__(self):
+        self.calls = []
+
+    def summarize(self, system_prompt, transcript):
+        self.calls.append(transcript)
+        return "the summary"
+
+
+def two_tasks(size=900):
+    return numbered(
+        [
+            user("first task"),
+            assistant("", call("a1", "read")),
+            result("a1", "A" * size, name=None),
+            assistant("done one"),
+            user("second task"),
+            assistant("", call("b1", "grep")),
+            result("b1", "B" * size),
+            assistant("done two"),
+            user("third task"),
+        ]
+    )
+
+
+def test_tool_output_trimmer_previews_outputs_older_than_the_last_two_user_turns():
+    messages = two_tasks()
+    ev = compile_event()
+    out = ToolOutputTrimmerPolicy().on_compile(ev, messages)
+    # the boundary is the second user message from the end ("second task"): only a1 is old
+    assert out[2].kind == CLIPPED and out[6] is messages[6]
+    assert out[2].content == "[Trimmed: read output — 900 chars → 200 char preview]\n" + "A" * 200 + "..."
+    assert ev.actions[0].action == "clip"
+    # the name is the call's, whatever the result recorded; a tool not listed is left alone
+    assert ToolOutputTrimmerPolicy(trimmable_tools=["grep"]).on_compile(compile_event(), messages) is None
+    # a preview no shorter than the output is not worth it
+    assert (
+        ToolOutputTrimmerPolicy(max_output_chars=100, preview_chars=900).on_compile(compile_event(), messages)
+        is None
+    )
+
+
+def test_tool_output_trimmer_never_trims_a_run_with_fewer_user_messages_than_recent_turns():
+    single_task = numbered([user("fix it"), *tool_loop(6, 2_000)])
+    assert ToolOutputTrimmerPolicy().on_compile(compile_event(), single_task) is None
+    assert ToolOutputTrimmerPolicy().persistence == "ephemeral"
+
+
+def test_trimming_session_keeps_the_last_turns_from_a_user_message_once_per_turn():
+    messages = two_tasks()
+    out = TrimmingSessionPolicy(max_turns=2).on_compile(compile_event(), messages)
+    assert out == messages[4:]
+    assert TrimmingSessionPolicy(max_turns=3).on_compile(compile_event(), messages) is None
+    assert (
+        TrimmingSessionPolicy().timing == "per_turn" and TrimmingSessionPolicy().persistence == "persistent"
+    )
+
+
+def test_claude_code_threshold_is_the_window_less_33000_and_the_override_only_lowers_it():
+    assert autocompact_threshold(200_000) == 167_000  # 83.5% of 200K
+    assert autocompact_threshold(200_000, 50) == 90_000  # half the effective 180K
+    assert autocompact_threshold(200_000, 99) == 167_000  # never raised
+    assert autocompact_threshold(1_000_000) == 967_000
+
+
+def test_claude_code_replaces_the_whole_conversation_with_a_user_summary():
+    summarizer = Fixed()
+    messages = numbered([user("go"), *tool_loop(4, 400)])
+    policy = ClaudeCodeAutoCompactPolicy()
+    low = compile_event(context_window=200_000, summarizer=summarizer, context_tokens=166_999)
+    assert policy.on_compile(low, messages) is None
+    ev = compile_event(
+        context_window=200_000, summarizer=summarizer, context_tokens=160_000, fixed_tokens=7_000
+    )
+    out = policy.on_compile(ev, messages)  # 167,000 with the tools: at the threshold
+    assert len(out) == 1 and out[0].role == "user" and out[0].kind == SUMMARY
+    assert out[0].content == CONTINUATION + "the summary" and out[0].compacted_count == len(messages)
+
+
+def test_langchain_summary_is_a_user_message_and_never_fires_without_a_trigger():
+    messages = numbered([user("go"), *tool_loop(12, 400)])
+    assert LangChainSummarizationPolicy().on_compile(compile_event(summarizer=Fixed()), messages) is None
+    out = LangChainSummarizationPolicy(trigger_messages=5, keep_value=4).on_compile(
+        compile_event(summarizer=Fixed()), messages
+    )
+    assert out[0].role == "user" and out[0].content == SUMMARY_PREFIX + "the summary"
+    assert out[1:] == messages[-4:]
+
+
+def test_langchain_summarizes_nothing_too_long_to_trim_without_a_model_call():
+    summarizer = Fixed()
+    messages = numbered([user("go " + "x" * 40_000), *tool_loop(3, 40_000)])
+    policy = LangChainSummarizationPolicy(trigger_messages=2, keep_value=1, trim_tokens_to_summarize=100)
+    out = policy.on_compile(compile_event(summarizer=summarizer), messages)
+    assert out[0].content == SUMMARY_PREFIX + TOO_LONG and summarizer.calls == []
+
+
+def test_langchain_reported_usage_fires_a_token_trigger_its_estimate_is_under():
+    messages = numbered([user("go"), *tool_loop(3, 400)])
+    policy = LangChainSummarizationPolicy(trigger_tokens=5_000, keep_value=2)
+    assert policy.on_compile(compile_event(summarizer=Fixed(), last_usage=1_000), messages) is None
+    assert policy.on_compile(compile_event(summarizer=Fixed(), last_usage=6_000), messages) is not None
+    off = LangChainSummarizationPolicy(trigger_tokens=5_000, keep_value=2, use_reported_usage=False)
+    assert off.on_compile(compile_event(summarizer=Fixed(), last_usage=6_000), messages) is None
+
+
+def test_a_fraction_keep_over_one_is_refused():
+    with pytest.raises(ParamError, match="at most 1 for a fraction"):
+        LangChainSummarizationPolicy(keep_kind="fraction", keep_value=20)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "LangChainSummarizationPolicy",
+        "ClaudeCodeAutoCompactPolicy",
+        "ToolOutputTrimmerPolicy",
+        "TrimmingSessionPolicy",
+        "BufferedContextPolicy",
+        "HeadAndTailContextPolicy",
+        "TokenLimitedContextPolicy",
+    ],
+)
+def test_every_emulation_replays_a_session_with_its_defaults(name):
+    session = make_session(system("Rules."), user("go"), *tool_loop(30, 3_000), assistant("done"))
+    result = replay(session, [PolicySpec(name)], Settings(context_window=16_000))
+    assert len(result.turns) == 31
+    assert any(e.policy == name for e in result.events)  # it acted, or said why it never did
