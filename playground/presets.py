@@ -103,3 +103,9 @@ def presets_by_framework() -> dict[str, list[str]]:
 
 def framework_of(preset: str) -> str:
     return next((f for f, names in FRAMEWORK_PRESETS.items() if preset in names), "Other")
+
+
+def preset_label(preset: str) -> str:
+    """How a picker shows a preset: with its framework in front, unless its name starts so."""
+    framework = framework_of(preset)
+    return preset if preset.startswith(framework) else f"{framework} · {preset}"

@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 from streamlit_sortables import sort_items
 
-from playground.presets import available_presets
+from playground.presets import available_presets, preset_label
 from playground.replay import moved_ahead
 from playground.ui.text import escape_markdown
 from policies.base import Param, Policy
@@ -175,6 +175,8 @@ def show() -> list[PolicySpec]:
         list(presets),
         index=None,
         placeholder="Load a preset…",
+        format_func=preset_label,
+        help="Ready-made stacks, grouped by the framework whose rules and defaults they follow.",
         key="stack_preset",
         on_change=_apply_preset,
     )

@@ -254,7 +254,7 @@ def test_message_text_in_side_by_side_reads_character_for_character(page, tmp_pa
     upload(page, "Upload transcripts", session)
     page.get_by_role("tab", name="Side by side").click()
     page.get_by_test_id("stSlider").filter(has_text="Turn").get_by_role("slider").press("End")
-    card = page.locator(".msg").filter(has_text="tool · bash").first
+    card = page.locator(".msg").filter(has_text="· tool ·").first  # it recorded no name: none is shown
     expect(card).to_be_visible()
     card.locator("details").evaluate("d => d.open = true")
     assert card.locator("details > div").inner_text() == CODE_REPLY
@@ -317,7 +317,7 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     preset.scroll_into_view_if_needed()
     page.wait_for_timeout(1000)
     preset.click()
-    page.get_by_role("option", name="Cache-friendly (batched eviction)", exact=True).click()
+    page.get_by_role("option", name="Playground · Cache-friendly (batched eviction)", exact=True).click()
     idle(page)
     batched = replay_figures(
         REAL,
