@@ -27,7 +27,7 @@ def autocompact_threshold(context_window: int, pct_override: int | None = None) 
     threshold = effective - THRESHOLD_MARGIN
     if pct_override is not None:
         threshold = min(effective * pct_override // 100, threshold)
-    return max(threshold, 1)
+    return threshold
 
 
 class ClaudeCodeAutoCompactPolicy(Policy):
@@ -56,6 +56,15 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             return None
         tokens = event.given_tokens(messages) + event.fixed_tokens
         threshold = autocompact_threshold(event.context_window, self.autocompact_pct_override)
+        if threshold <= 0:  # Claude Code's windows are 100,000 tokens or more
+            if event.turn == 1:
+                event.report(
+                    "skip",
+                    (),
+                    f"a {event.context_window:,}-token window leaves no room under the threshold "
+                    f"(window − {OUTPUT_RESERVE + THRESHOLD_MARGIN:,}): it never compacts",
+                )
+            return None
         if tokens < threshold:
             return None
         summary = summarize_or_report(event, self.summary_prompt, render_transcript(messages))

@@ -90,6 +90,14 @@ def test_claude_code_threshold_is_the_window_less_33000_and_the_override_only_lo
     assert autocompact_threshold(1_000_000) == 967_000
 
 
+def test_claude_code_in_a_window_too_small_for_its_formula_never_compacts_and_says_so():
+    session = make_session(system("Rules."), user("go"), *tool_loop(10, 3_000), assistant("done"))
+    result = replay(session, [PolicySpec("ClaudeCodeAutoCompactPolicy")], Settings(context_window=16_000))
+    assert not [e for e in result.events if e.action == "compact"]
+    skip = next(e for e in result.events if e.action == "skip")
+    assert skip.turn == 1 and "16,000-token window leaves no room" in skip.detail
+
+
 def test_claude_code_replaces_the_whole_conversation_with_a_user_summary():
     summarizer = Fixed()
     messages = numbered([user("go"), *tool_loop(4, 400)])
