@@ -51,6 +51,9 @@ PRESETS: dict[str, list[PolicySpec]] = {
         PolicySpec("HeadAndTailContextPolicy", {"head_size": 2, "tail_size": 20})
     ],
     "AutoGen: token-limited context (the window)": [PolicySpec("TokenLimitedContextPolicy")],
+    "Anthropic server compaction (150,000)": [PolicySpec("AnthropicCompactionPolicy")],
+    "OpenAI cookbook: summarizing session (limit 3, keep 3)": [PolicySpec("SummarizingSessionPolicy")],
+    "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec("AdkTokenCompactionPolicy")],
 }
 
 # the presets by the framework whose rules they follow, in the order the app lists them
@@ -68,12 +71,14 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "LangChain 1.x: context editing defaults (clear tool uses over 100,000)",
         "Deep Agents: summarization defaults (85% of the window, keep 10%)",
     ),
-    "Anthropic": ("Anthropic context editing (clear tool uses)",),
+    "Anthropic": ("Anthropic context editing (clear tool uses)", "Anthropic server compaction (150,000)"),
     "Claude Code": ("Claude Code: auto-compact",),
     "OpenAI": (
         "OpenAI Agents SDK: ToolOutputTrimmer defaults",
         "OpenAI cookbook: trimming session (last 8 turns)",
+        "OpenAI cookbook: summarizing session (limit 3, keep 3)",
     ),
+    "Google ADK": ("Google ADK: token compaction (100,000, keep 5 events)",),
     "AutoGen": (
         "AutoGen: buffered context (last 20)",
         "AutoGen: head and tail (2 + 20)",

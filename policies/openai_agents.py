@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from policies.base import EPHEMERAL, PER_TURN, CompileEvent, Param, Policy
-from policies.messages import CLIPPED, STUB, Message, sources_of
+from policies.messages import CLIPPED, STUB, SUMMARY, Message, render_transcript, sources_of
+from policies.summaries import summarize_or_report
 
 
 def _nth_user_from_end(messages: list[Message], n: int) -> int:
@@ -87,3 +88,51 @@ class TrimmingSessionPolicy(Policy):
             "drop", sources_of(messages[:start]), f"{start} item(s) before the last {self.max_turns} turns"
         )
         return messages[start:]
+
+
+SUMMARY_REQUEST = "Summarize the conversation we had so far."  # the synthetic user message
+
+
+class SummarizingSessionPolicy(Policy):
+    """The OpenAI cookbook's ``SummarizingSession(keep_last_n_turns=3, context_limit=3)``:
+    once the session holds more than ``context_limit`` real user turns, everything before the
+    earliest of the last ``keep_last_n_turns`` turns is summarized into a synthetic user
+    message "Summarize the conversation we had so far." and an assistant summary, prepended
+    to the kept turns. It runs as items are added, so once per user turn, and persists.
+    (The notebook sends only role, content and name to the model; the replay keeps tool
+    calls as recorded.)"""
+
+    timing = PER_TURN
+    params = (
+        Param("keep_last_n_turns", int, 3, "User turns kept verbatim.", 0, 1_000),
+        Param("context_limit", int, 3, "Real user turns above which it summarizes.", 1, 1_000),
+        Param(
+            "summary_prompt",
+            str,
+            "Summarize the conversation so far for the assistant.",
+            "Summarizer prompt.",
+        ),
+    )
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        real = [i for i, m in enumerate(messages) if m.role == "user" and m.kind != SUMMARY]
+        if len(real) <= self.context_limit:
+            return None
+        start = real[-self.keep_last_n_turns] if self.keep_last_n_turns else len(messages)
+        head = messages[:start]
+        if not head:
+            return None
+        summary = summarize_or_report(event, self.summary_prompt, render_transcript(head))
+        if summary is None:
+            return None
+        source = sources_of(head)
+        made = [
+            Message("user", SUMMARY_REQUEST, kind=SUMMARY, source=source),
+            Message("assistant", summary, kind=SUMMARY, source=source, compacted_count=len(head)),
+        ]
+        event.report(
+            "compact",
+            source,
+            f"{len(head)} item(s) before the last {self.keep_last_n_turns} turns summarized",
+        )
+        return [*made, *messages[start:]]

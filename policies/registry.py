@@ -11,13 +11,15 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
+from policies.adk import AdkTokenCompactionPolicy
+from policies.anthropic import AnthropicCompactionPolicy
 from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, TokenLimitedContextPolicy
 from policies.base import ParamError, Policy, shown
 from policies.claude_code import ClaudeCodeAutoCompactPolicy
 from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.compaction import CompactionPolicy
 from policies.langchain import LangChainSummarizationPolicy
-from policies.openai_agents import ToolOutputTrimmerPolicy, TrimmingSessionPolicy
+from policies.openai_agents import SummarizingSessionPolicy, ToolOutputTrimmerPolicy, TrimmingSessionPolicy
 from policies.prompt_compression import PromptCompressionPolicy
 from policies.sliding_window import SlidingWindowPolicy
 from policies.tiered_eviction import TieredEvictionPolicy
@@ -39,6 +41,9 @@ BUILTINS: tuple[type[Policy], ...] = (
     BufferedContextPolicy,
     HeadAndTailContextPolicy,
     TokenLimitedContextPolicy,
+    AnthropicCompactionPolicy,
+    SummarizingSessionPolicy,
+    AdkTokenCompactionPolicy,
 )
 ENTRY_POINT_GROUP = "context_playground.policies"
 

@@ -4,11 +4,18 @@ extra): checked here against the rules their sources state."""
 import pytest
 
 from playground.replay import Settings, replay
+from policies.adk import AdkTokenCompactionPolicy
+from policies.anthropic import AnthropicCompactionPolicy
 from policies.base import ParamError
 from policies.claude_code import CONTINUATION, ClaudeCodeAutoCompactPolicy, autocompact_threshold
 from policies.langchain import SUMMARY_PREFIX, TOO_LONG, LangChainSummarizationPolicy
 from policies.messages import CLIPPED, SUMMARY
-from policies.openai_agents import ToolOutputTrimmerPolicy, TrimmingSessionPolicy
+from policies.openai_agents import (
+    SUMMARY_REQUEST,
+    SummarizingSessionPolicy,
+    ToolOutputTrimmerPolicy,
+    TrimmingSessionPolicy,
+)
 from policies.registry import PolicySpec
 from tests.builders import (
     assistant,
@@ -154,6 +161,9 @@ def test_a_fraction_keep_over_one_is_refused():
         "BufferedContextPolicy",
         "HeadAndTailContextPolicy",
         "TokenLimitedContextPolicy",
+        "AnthropicCompactionPolicy",
+        "SummarizingSessionPolicy",
+        "AdkTokenCompactionPolicy",
     ],
 )
 def test_every_emulation_replays_a_session_with_its_defaults(name):
@@ -161,3 +171,41 @@ def test_every_emulation_replays_a_session_with_its_defaults(name):
     result = replay(session, [PolicySpec(name)], Settings(context_window=16_000))
     assert len(result.turns) == 31
     assert any(e.policy == name for e in result.events)  # it acted, or said why it never did
+
+
+def test_anthropic_server_compaction_replaces_the_conversation_with_an_assistant_block():
+    messages = numbered([user("go"), *tool_loop(4, 400)])
+    policy = AnthropicCompactionPolicy()
+    assert policy.on_compile(compile_event(summarizer=Fixed(), context_tokens=150_000), messages) is None
+    out = policy.on_compile(
+        compile_event(summarizer=Fixed(), context_tokens=149_000, fixed_tokens=2_000), messages
+    )
+    assert [(m.role, m.kind, m.content) for m in out] == [("assistant", SUMMARY, "the summary")]
+    with pytest.raises(ParamError, match="at least 50000"):
+        AnthropicCompactionPolicy(trigger=10_000)
+
+
+def test_summarizing_session_summarizes_before_the_last_turns_into_a_synthetic_exchange():
+    messages = numbered([m for k in range(5) for m in (user(f"task {k}"), assistant(f"done {k}"))])
+    summarizer = Fixed()
+    policy = SummarizingSessionPolicy(keep_last_n_turns=2, context_limit=3)
+    out = policy.on_compile(compile_event(summarizer=summarizer), messages)
+    assert [(m.role, m.content) for m in out[:2]] == [("user", SUMMARY_REQUEST), ("assistant", "the summary")]
+    assert out[2:] == messages[6:]
+    # the synthetic user message is not a real turn: three real ones stay under the limit
+    assert policy.on_compile(compile_event(summarizer=summarizer), out) is None
+    assert policy.timing == "per_turn"
+
+
+def test_adk_keeps_a_kept_responses_call_and_rolls_the_previous_summary_in():
+    messages = numbered([user("go"), *tool_loop(6, 4_000)])
+    summarizer = Fixed()
+    policy = AdkTokenCompactionPolicy(token_threshold=1_000, event_retention_size=3)
+    out = policy.on_compile(compile_event(summarizer=summarizer, last_usage=5_000), messages)
+    assert out[0].role == "assistant" and out[0].kind == SUMMARY
+    assert out[1:] == messages[-4:]  # 3 events, moved back one to the call of the first kept result
+    assert "... [truncated 2000 chars]" in summarizer.calls[0]
+    assert policy.on_compile(compile_event(summarizer=summarizer, last_usage=500), messages) is None
+    # what it would remove is no longer than the previous summary: skipped
+    small = [out[0].replace(content="s" * 50_000), *out[1:]]
+    assert policy.on_compile(compile_event(summarizer=summarizer, last_usage=5_000), small) is None
