@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from policies.base import EPHEMERAL, CompileEvent, Param, Policy, persistence_param
+from policies.base import EPHEMERAL, CompileEvent, Param, ParamError, Policy, persistence_param
 from policies.estimates import langchain_approximate_tokens
 from policies.messages import STANDING_ROLES, STUB, Message, ToolCall, sources_of
 
 ANTHROPIC = "anthropic"
 LANGCHAIN = "langchain"
+INPUT_TOKENS, TOOL_USES = "input_tokens", "tool_uses"  # Anthropic's trigger types
 
 
 class ClearToolUsesPolicy(Policy):
@@ -38,7 +39,16 @@ class ClearToolUsesPolicy(Policy):
 
     persistence = EPHEMERAL
     params = (
-        Param("trigger", int, 100_000, "Input tokens above which clearing starts.", 1_000, 2_000_000),
+        Param(
+            "trigger", int, 100_000, "Input tokens (or tool uses) above which clearing starts.", 1, 10_000_000
+        ),
+        Param(
+            "trigger_type",
+            str,
+            INPUT_TOKENS,
+            "What trigger counts: input_tokens, or tool_uses (Anthropic's flavour only).",
+            choices=(INPUT_TOKENS, TOOL_USES),
+        ),
         Param("keep", int, 3, "Most recent tool results never cleared.", 0, 100),
         Param(
             "clear_at_least",
@@ -66,16 +76,23 @@ class ClearToolUsesPolicy(Policy):
         ),
     )
 
+    def __init__(self, **values: object) -> None:
+        super().__init__(**values)
+        if self.flavour == LANGCHAIN and self.trigger_type == TOOL_USES:
+            raise ParamError("trigger_type tool_uses is Anthropic's: LangChain's trigger counts tokens")
+
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         counter = event.counter
         if counter is None:
             return None
         langchain = self.flavour == LANGCHAIN
         if langchain:
-            tokens = sum(langchain_approximate_tokens(m) for m in messages if m.role not in STANDING_ROLES)
+            measured = sum(langchain_approximate_tokens(m) for m in messages if m.role not in STANDING_ROLES)
+        elif self.trigger_type == TOOL_USES:
+            measured = sum(len(m.tool_calls) for m in messages)
         else:
-            tokens = event.given_tokens(messages) + event.fixed_tokens
-        if tokens <= self.trigger:
+            measured = event.given_tokens(messages) + event.fixed_tokens
+        if measured <= self.trigger:
             return None
         results = [i for i, m in enumerate(messages) if m.is_tool_result]
         candidates = results[: len(results) - self.keep] if self.keep < len(results) else []

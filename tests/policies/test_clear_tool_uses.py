@@ -161,3 +161,11 @@ def test_custom_placeholder_and_idempotence():
     once = policy.on_compile(event(), session())
     assert {m.content for m in once if m.kind == STUB} == {"[gone]"}
     assert policy.on_compile(event(), once) is None
+
+
+def test_anthropic_can_trigger_on_the_number_of_tool_uses():
+    policy = ClearToolUsesPolicy(trigger=4, trigger_type="tool_uses", keep=1)
+    assert policy.on_compile(event(), session(n=4)) is None  # 4 uses: not over 4
+    assert cleared(policy.on_compile(event(), session(n=5))) == ["c0", "c1", "c2", "c3"]
+    with pytest.raises(ParamError, match="tool_uses is Anthropic's"):
+        ClearToolUsesPolicy(trigger_type="tool_uses", flavour="langchain")
