@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -61,6 +62,19 @@ class Client:
         return sum(self.by_message[id(m)] for m in messages) + self.tools
 
 
+async def fill_and_view(context, messages):
+    for message in messages:
+        await context.add_message(message)
+    return await context.get_messages()
+
+
+def run(coroutine):
+    """The coroutine's result, on a thread of its own: a browser test's sync Playwright may
+    hold this thread's event loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 CONTEXTS = [
     ("BufferedContextPolicy", {"buffer_size": 3}, lambda c, p: BufferedChatCompletionContext(**p)),
     ("BufferedContextPolicy", {"buffer_size": 8}, lambda c, p: BufferedChatCompletionContext(**p)),
@@ -110,9 +124,7 @@ def test_the_view_is_the_one_autogen_returns_every_turn(session, name, params, m
         theirs = [to_autogen(u) for u in history]
         client = Client({id(a): counter.total(u) for a, u in zip(theirs, history, strict=True)}, tools)
         context = make(client, params)
-        for message in theirs:
-            asyncio.run(context.add_message(message))
-        view = asyncio.run(context.get_messages())
+        view = run(fill_and_view(context, theirs))
         ours = [id(m) if m.source else ("marker", m.content) for m in turn.context]
         assert ours == sent(view, theirs, history), f"turn {turn.number}"
         differed += len(view) != len(theirs)
