@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from playground.caching import RULES
 from playground.config import Config, ConfigError, load_config
 from playground.endpoints import EndpointError, choose_key
+from playground.export import TARGETS, ExportError, export
 from playground.formats import read_path
 from playground.formats.openai_chat import to_openai
 from playground.limits import LimitError, limits_table
@@ -138,6 +139,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands.add_parser("limits", help="print every limit on what one input may cost, and its setting")
     commands.add_parser("presets", help="list the built-in stacks, by the framework they come from")
+    exp = commands.add_parser("export", help="write a stack as a framework's code or config")
+    exp.add_argument(
+        "config", metavar="CONFIG", help="stack config (YAML or JSON), or a preset's name with --preset"
+    )
+    exp.add_argument("--to", required=True, choices=list(TARGETS), help="the framework to write for")
+    exp.add_argument("--preset", action="store_true", help="CONFIG names a built-in preset")
+    exp.add_argument("-o", "--output", help="write to this file (default: stdout)")
     return parser
 
 
@@ -152,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _limits()
         if args.command == "presets":
             return _presets()
+        if args.command == "export":
+            return _export(args)
         return _bench(args)
     except (
         TranscriptError,
@@ -161,6 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         UsageError,
         LimitError,
         MustKeepError,
+        ExportError,
     ) as error:
         print(f"playground: {printable(str(error))}", file=sys.stderr)
         return 2
@@ -184,6 +195,19 @@ def preset_config(name: str) -> Config:
     if name not in PRESETS:
         raise UsageError(f"no preset named {shown(name)}; `playground presets` lists them")
     return Config(stack=list(PRESETS[name]))
+
+
+def _export(args: argparse.Namespace) -> int:
+    config = preset_config(args.config) if args.preset else load_config(args.config)
+    result = export(config.stack, config.settings, args.to)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(result.text)
+    else:
+        sys.stdout.write(result.text)
+    for line in result.unexpressible:  # the same list the output opens with, where a person sees it
+        print(f"playground: not expressible in {args.to}: {printable(str(line))}", file=sys.stderr)
+    return 0
 
 
 def _limits() -> int:

@@ -1,0 +1,128 @@
+"""The Anthropic Messages API: ``context_management`` JSON with the beta headers it needs,
+and its reading back into a stack (an Anthropic export is structured, so it round-trips)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from playground.export.base import Export, ExportError, Unexpressible, values
+from policies.base import shown
+from policies.clear_tool_uses import ANTHROPIC, INPUT_TOKENS
+from policies.registry import PolicySpec
+
+CONTEXT_EDITING_BETA = "context-management-2025-06-27"
+COMPACTION_BETA = "compact-2026-01-12"
+VERSION = "the Messages API's beta context management (anthropic==2.16.0 types)"
+GLOB = re.compile(r"[*?\[]")
+
+
+def _clear_tool_uses(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible]) -> dict | None:
+    reasons = []
+    if v["flavour"] != ANTHROPIC:
+        reasons.append(
+            "the langchain flavour counts LangChain's estimate and stops at clear_at_least: set flavour: anthropic"
+        )
+    if v["persistence"] != "ephemeral":
+        reasons.append("persistent: the API clears each request and keeps your history whole")
+    if v["placeholder"] != "[cleared]":
+        reasons.append(f"placeholder {v['placeholder']!r}: the API writes its own")
+    if any(GLOB.search(p) for p in v["exclude_tools"]):
+        reasons.append("exclude_tools patterns: the API matches exact names")
+    if reasons:
+        missing += [Unexpressible(spec.name, r) for r in reasons]
+        return None
+    edit: dict[str, Any] = {
+        "type": "clear_tool_uses_20250919",
+        "trigger": {"type": v["trigger_type"], "value": v["trigger"]},
+        "keep": {"type": "tool_uses", "value": v["keep"]},
+    }
+    if v["clear_at_least"]:
+        edit["clear_at_least"] = {"type": "input_tokens", "value": v["clear_at_least"]}
+    if v["exclude_tools"]:
+        edit["exclude_tools"] = list(v["exclude_tools"])
+    edit["clear_tool_inputs"] = v["clear_tool_inputs"]
+    return edit
+
+
+def _compaction(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible]) -> dict:
+    return {
+        "type": "compact_20260112",
+        "trigger": {"type": "input_tokens", "value": v["trigger"]},
+        "instructions": v["instructions"],
+    }
+
+
+TRANSLATORS = {"ClearToolUsesPolicy": _clear_tool_uses, "AnthropicCompactionPolicy": _compaction}
+BETAS = {"clear_tool_uses_20250919": CONTEXT_EDITING_BETA, "compact_20260112": COMPACTION_BETA}
+
+
+def anthropic(specs: list[PolicySpec], settings: Any) -> Export:
+    edits: list[dict] = []
+    missing: list[Unexpressible] = []
+    for spec in specs:
+        if not spec.enabled:
+            missing.append(Unexpressible(spec.name, "disabled in the stack: not exported"))
+            continue
+        translator = TRANSLATORS.get(spec.name)
+        if translator is None:
+            missing.append(
+                Unexpressible(
+                    spec.name, "no Anthropic API equivalent: apply it in your client before the request"
+                )
+            )
+            continue
+        edit = translator(spec, values(spec), missing)
+        if edit is not None:
+            edits.append(edit)
+    betas = sorted({BETAS[e["type"]] for e in edits})
+    document = {
+        "_comment": [
+            "A context-policy stack exported by the Context Policy Playground for the Anthropic Messages API.",
+            f"Written for {VERSION}. Send context_management with the request and the anthropic-beta header(s) below.",
+            "Names no key.",
+        ],
+        "not_expressible": [str(m) for m in missing],
+        "anthropic-beta": ",".join(betas),
+        "context_management": {"edits": edits},
+    }
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return Export("anthropic", text, "context_management_anthropic.json", "json", tuple(missing))
+
+
+def read_anthropic(text: str) -> list[PolicySpec]:
+    """The stack an Anthropic export (or a ``context_management`` object) describes."""
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise ExportError(f"not JSON: {error}") from None
+    management = document.get("context_management", document) if isinstance(document, dict) else None
+    edits = management.get("edits") if isinstance(management, dict) else None
+    if not isinstance(edits, list):
+        raise ExportError("no context_management.edits list")
+    specs = []
+    for n, edit in enumerate(edits, start=1):
+        kind = edit.get("type") if isinstance(edit, dict) else None
+        if kind == "clear_tool_uses_20250919":
+            trigger = edit.get("trigger") or {"type": INPUT_TOKENS, "value": 100_000}
+            params = {
+                "trigger": trigger.get("value"),
+                "trigger_type": trigger.get("type"),
+                "keep": (edit.get("keep") or {"value": 3}).get("value"),
+                "clear_at_least": (edit.get("clear_at_least") or {"value": 0}).get("value"),
+                "exclude_tools": list(edit.get("exclude_tools") or []),
+                "clear_tool_inputs": bool(edit.get("clear_tool_inputs", False)),
+            }
+            specs.append(PolicySpec("ClearToolUsesPolicy", params))
+        elif kind == "compact_20260112":
+            trigger = edit.get("trigger") or {"value": 150_000}
+            params = {"trigger": trigger.get("value")}
+            if edit.get("instructions") is not None:
+                params["instructions"] = edit["instructions"]
+            specs.append(PolicySpec("AnthropicCompactionPolicy", params))
+        else:
+            raise ExportError(f"edit {n}: unknown type {shown(kind)}")
+    for spec in specs:
+        spec.build()  # a value the policy refuses is named here, not at replay
+    return specs

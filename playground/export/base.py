@@ -1,0 +1,85 @@
+"""What every export target shares: the result, the header of what cannot be expressed, and
+the reading of a stack entry's parameters with their defaults."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from policies.registry import POLICY_TYPES, PolicySpec
+
+
+class ExportError(ValueError):
+    """A target that does not exist, or a stack that cannot be built."""
+
+
+@dataclass(frozen=True)
+class Unexpressible:
+    """One policy (or one of its settings) a target cannot express, and what to do instead."""
+
+    policy: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.policy}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Export:
+    target: str
+    text: str
+    filename: str
+    language: str  # for the app's code view: python, json
+    unexpressible: tuple[Unexpressible, ...] = field(default_factory=tuple)
+
+
+def values(spec: PolicySpec) -> dict[str, Any]:
+    """Every parameter of a stack entry: what it gives, else the declared default."""
+    cls = POLICY_TYPES[spec.name]
+    return {p.name: spec.params.get(p.name, p.default) for p in cls.params}
+
+
+def defaults(spec: PolicySpec) -> dict[str, Any]:
+    return {p.name: p.default for p in POLICY_TYPES[spec.name].params}
+
+
+def python_header(framework: str, version: str, lines: list[Unexpressible]) -> str:
+    """The comment block every Python export opens with."""
+    out = [
+        f"# A context-policy stack exported by the Context Policy Playground for {framework}.",
+        f"# Written for {version}. Names no key: configure your model's credentials as you do today.",
+    ]
+    if lines:
+        out.append(f"# Not expressible in {framework} (left out, nothing approximated):")
+        out += [f"# - {line}" for line in lines]
+    else:
+        out.append(f"# Every policy of the stack is expressed exactly in {framework}.")
+    return "\n".join(out) + "\n"
+
+
+def py(value: Any) -> str:
+    """A parameter value as Python source (plain data only: text, numbers, booleans, lists)."""
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(py(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a valid Python string literal too
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return f"{value:_}" if abs(value) >= 10_000 else str(value)
+    return repr(value)
+
+
+def call(name: str, arguments: dict[str, Any], indent: str = "    ") -> str:
+    """``name(a=1, b=2)``, one argument per line when long."""
+    parts = [f"{k}={v if isinstance(v, Raw) else py(v)}" for k, v in arguments.items()]
+    flat = f"{name}({', '.join(parts)})"
+    if len(flat) + len(indent) <= 100:
+        return flat
+    inner = indent + "    "
+    return f"{name}(\n" + "".join(f"{inner}{p},\n" for p in parts) + f"{indent})"
+
+
+class Raw(str):
+    """Source text placed as is (a name, an expression), not quoted."""

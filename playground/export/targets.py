@@ -1,0 +1,32 @@
+"""The export targets by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from playground.export.anthropic_target import anthropic
+from playground.export.base import Export, ExportError
+from playground.export.python_targets import adk, langchain, openai_agents, pyagentic, selectools
+from policies.base import shown
+from policies.registry import PolicySpec, SpecError, build_stack
+
+TARGETS: dict[str, tuple[str, Callable[[list[PolicySpec], Any], Export]]] = {
+    "pyagentic": ("pyagentic (Python)", pyagentic),
+    "langchain": ("LangChain v1 middleware (Python)", langchain),
+    "openai-agents": ("OpenAI Agents SDK RunConfig (Python)", openai_agents),
+    "anthropic": ("Anthropic Messages API context_management (JSON)", anthropic),
+    "adk": ("Google ADK EventsCompactionConfig (Python)", adk),
+    "selectools": ("selectools AgentConfig (Python)", selectools),
+}
+
+
+def export(specs: list[PolicySpec], settings: Any, target: str) -> Export:
+    """``specs`` as ``target`` writes them; ExportError for an unknown target or a bad stack."""
+    if target not in TARGETS:
+        raise ExportError(f"unknown target {shown(target)} (known: {', '.join(TARGETS)})")
+    try:
+        build_stack(specs)
+    except SpecError as error:
+        raise ExportError(str(error)) from None
+    return TARGETS[target][1](specs, settings)
