@@ -7,7 +7,13 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pytest
 
-PINNED = {"langchain": "1.5.2", "langchain-core": "1.8.3", "autogen-core": "0.7.5"}  # as pyproject pins them
+PINNED = {  # as pyproject pins them
+    "langchain": "1.5.2",
+    "langchain-core": "1.8.3",
+    "autogen-core": "0.7.5",
+    "anthropic": "2.16.0",
+    "openai-agents": "0.24.0",
+}
 
 
 def installed(package: str) -> str | None:
