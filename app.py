@@ -98,6 +98,7 @@ with results:
         with export_tab:
             config = config_io.current_config(specs, settings, pricing, facts)
             config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
+            config_io.framework_export(config)
 
 with summarizer_box:
     summarizer_panel.cache_figures()

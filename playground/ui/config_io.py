@@ -1,4 +1,4 @@
-"""Export the stack as a config file, import one, download the per-turn figures."""
+"""Export the stack as a config file or as a framework's code, import one, download the per-turn figures."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from playground.config import Config, ConfigError, parse_config
 from playground.cost import Pricing
+from playground.export import TARGETS, ExportError, export
 from playground.must_keep import MustKeep
 from playground.replay import Settings
 from playground.ui import stack_editor, summarizer_panel
@@ -78,3 +79,34 @@ def downloads(config: Config, turns_csv: str, session_name: str) -> None:
     )
     st.caption("Replay the config from the command line: `playground replay SESSION --config stack.yaml`.")
     st.code(config.to_yaml(), language="yaml")
+
+
+def framework_export(config: Config) -> None:
+    """The stack as a framework's code or config: what it cannot express is listed first."""
+    st.subheader("Take it to your framework")
+    target = st.selectbox(
+        "Framework",
+        list(TARGETS),
+        format_func=lambda name: TARGETS[name][0],
+        key="export_target",
+    )
+    try:
+        result = export(config.stack, config.settings, target)
+    except ExportError as error:
+        st.error(f"Cannot export this stack: {escape_markdown(str(error))}")
+        return
+    if result.unexpressible:
+        lines = "\n".join(f"- {escape_markdown(str(line))}" for line in result.unexpressible)
+        st.warning(
+            f"Not expressible in {TARGETS[target][0]}, left out of the file (listed at its top):\n\n{lines}"
+        )
+    else:
+        st.success("Every policy of the stack is expressed exactly.")
+    st.download_button(
+        f"Download {result.filename}",
+        result.text,
+        result.filename,
+        "application/json" if result.language == "json" else "text/x-python",
+        key="download_export",
+    )
+    st.code(result.text, language=result.language)

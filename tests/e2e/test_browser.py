@@ -387,3 +387,37 @@ def test_on_a_phone_the_results_come_before_the_editor(browser, app_url):
     editor = phone.get_by_role("heading", name="Policy stack").bounding_box()
     context.close()
     assert figures["y"] < editor["y"]
+
+
+def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
+    preset = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset")
+    preset.click()
+    page.get_by_role(
+        "option",
+        name="LangChain 1.x: summarization (docs example: 4,000 tokens, keep 20 messages)",
+        exact=True,
+    ).click()
+    idle(page)
+    _choose(page, "Add a policy", "ToolOutputClipPolicy")  # a policy LangChain has no middleware for
+    page.get_by_role("button", name="Add").click()
+    idle(page)
+    page.get_by_role("tab", name="Export").click()
+    _choose(page, "Framework", "LangChain v1 middleware (Python)")
+    name = "ToolOutputClipPolicy"
+    warning = page.get_by_test_id("stAlert").filter(has_text="Not expressible in LangChain")
+    expect(warning).to_contain_text(f"{name}: no LangChain equivalent")  # shown before the download
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="middleware_langchain.py").click()
+    path = tmp_path / "middleware_langchain.py"
+    download.value.save_as(path)
+    text = path.read_text()
+    assert text.startswith(
+        "# A context-policy stack exported by the Context Policy Playground for LangChain v1."
+    )
+    assert "# Written for langchain==1.5.2" in text
+    assert f"# - {name}: no LangChain equivalent" in text
+    middleware = text.split("middleware = [\n", 1)[1].split("\n]\n", 1)[0]
+    assert (
+        middleware.strip().startswith("SummarizationMiddleware(") and 'trigger=("tokens", 4000)' in middleware
+    )
+    compile(text, str(path), "exec")
