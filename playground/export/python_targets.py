@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from playground.export.base import Export, Raw, Unexpressible, call, defaults, python_header, values
+from playground.export.base import Export, Raw, Unexpressible, call, defaults, py, python_header, values
 from policies.registry import PolicySpec
 
 Translator = Callable[[PolicySpec, dict[str, Any], list[Unexpressible]], str | None]
@@ -45,6 +45,11 @@ def translate(
     return out, missing
 
 
+def listing(items: list[str]) -> str:
+    """A Python list of source items, one per line (as a formatter leaves it)."""
+    return "[\n" + "".join(f"    {item},\n" for item in items) + "]" if items else "[]"
+
+
 def _not(spec: PolicySpec, missing: list[Unexpressible], reason: str) -> None:
     missing.append(Unexpressible(spec.name, reason))
 
@@ -69,7 +74,7 @@ def pyagentic(specs: list[PolicySpec], settings: Any) -> Export:
     lines = [python_header("pyagentic", "pyagentic's pyagentic.policies API (rmikulec/pyAgentic)", missing)]
     if used:
         lines.append(f"from pyagentic.policies import {', '.join(used)}\n")
-    lines.append("MESSAGE_POLICIES = [\n" + "".join(f"    {b},\n" for b in body) + "]\n")
+    lines.append(f"MESSAGE_POLICIES = {listing(body)}\n")
     lines.append(
         "# Attach them to your agent:\n#\n#     class MyAgent(BaseAgent):\n#         __message_policies__ = MESSAGE_POLICIES\n"
     )
@@ -186,9 +191,9 @@ def langchain(specs: list[PolicySpec], settings: Any) -> Export:
     if used:
         lines.append(f"from langchain.agents.middleware import {', '.join(used)}")
     lines.append(
-        f"\nMODEL = {settings.model!r}  # the model the replay counted for; init_chat_model's name\n"
+        f"\nMODEL = {py(settings.model)}  # the model the replay counted for; init_chat_model's name\n"
     )
-    lines.append("middleware = [\n" + "".join(f"    {b},\n" for b in body) + "]\n")
+    lines.append(f"middleware = {listing(body)}\n")
     lines.append(
         "\ndef build_agent(tools):\n    return create_agent(model=MODEL, tools=tools, middleware=middleware)\n"
     )
