@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 from policies.base import CompileEvent, Param, Policy
-from policies.messages import SUMMARY, Message, sources_of
-from policies.summaries import summarize_or_report
+from policies.messages import SUMMARY, Message
+from policies.summaries import summarize_or_report, summary_message
 
 TOOL_TEXT_LIMIT = 2_000  # the summarizer's cut of each call's arguments and each response
 SUMMARY_PROMPT = (  # our own; ADK's short default lives in apps/llm_event_summarizer.py
@@ -71,12 +71,6 @@ class AdkTokenCompactionPolicy(Policy):
         summary = summarize_or_report(event, self.summary_prompt, adk_transcript(head))
         if summary is None:
             return None  # ADK sends the full history when the summarizer fails
-        message = Message(
-            role="assistant",
-            content=summary,
-            kind=SUMMARY,
-            source=sources_of(head),
-            compacted_count=len(head),
-        )
+        message = summary_message("assistant", summary, head)
         event.report("compact", message.source, f"{len(head)} event(s) compacted at {size:,} tokens")
         return [message, *tail]

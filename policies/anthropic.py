@@ -5,8 +5,8 @@ context editing is ``ClearToolUsesPolicy``."""
 from __future__ import annotations
 
 from policies.base import CompileEvent, Param, Policy
-from policies.messages import SUMMARY, Message, render_transcript, sources_of
-from policies.summaries import summarize_or_report
+from policies.messages import Message, render_transcript
+from policies.summaries import summarize_or_report, summary_message
 
 INSTRUCTIONS = (  # our own; the API's default asks for the summary in <summary> tags
     "Summarize this conversation so the work can continue from the summary alone: the task, "
@@ -37,13 +37,7 @@ class AnthropicCompactionPolicy(Policy):
         summary = summarize_or_report(event, self.instructions, render_transcript(messages))
         if summary is None:
             return None
-        block = Message(
-            role="assistant",
-            content=summary,
-            kind=SUMMARY,
-            source=sources_of(messages),
-            compacted_count=len(messages),
-        )
+        block = summary_message("assistant", summary, messages)
         event.report(
             "compact", block.source, f"{len(messages)} message(s) compacted at {tokens:,} input tokens"
         )

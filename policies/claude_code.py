@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from policies.base import CompileEvent, Param, Policy
-from policies.messages import SUMMARY, Message, render_transcript, sources_of
-from policies.summaries import summarize_or_report
+from policies.messages import Message, render_transcript
+from policies.summaries import summarize_or_report, summary_message
 
 OUTPUT_RESERVE = 20_000  # /context's "Autocompact buffer: 33k tokens (16.5%)" on 200K (claude-code #35127)
 THRESHOLD_MARGIN = 13_000  # threshold = effective window - 13,000 (formula quoted in claude-code #31806)
@@ -70,12 +70,6 @@ class ClaudeCodeAutoCompactPolicy(Policy):
         summary = summarize_or_report(event, self.summary_prompt, render_transcript(messages))
         if summary is None:
             return None
-        message = Message(
-            role="user",
-            content=CONTINUATION + summary,
-            kind=SUMMARY,
-            source=sources_of(messages),
-            compacted_count=len(messages),
-        )
+        message = summary_message("user", CONTINUATION + summary, messages)
         event.report("compact", message.source, f"{len(messages)} message(s) compacted at {tokens:,} tokens")
         return [message]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from policies.base import CompileEvent, Param, Policy
-from policies.messages import SUMMARY, Message, render_transcript, sources_of
+from policies.messages import Message, render_transcript
 from policies.pairs import safe_cut
-from policies.summaries import summarize_or_report
+from policies.summaries import summarize_or_report, summary_message
 
 DEFAULT_SUMMARY_PROMPT = (
     "You are a conversation summarizer. Summarize the following agent conversation "
@@ -54,13 +54,8 @@ class CompactionPolicy(Policy):
         summary = summarize_or_report(event, self.summary_prompt, render_transcript(head))
         if summary is None:
             return None
-        message = Message(
-            role="assistant",  # as pyagentic makes it
-            content=f"[Summary of {len(head)} earlier messages]\n{summary}",
-            kind=SUMMARY,
-            source=sources_of(head),
-            compacted_count=len(head),
-        )
+        text = f"[Summary of {len(head)} earlier messages]\n{summary}"
+        message = summary_message("assistant", text, head)  # an assistant message, as pyagentic makes it
         event.report("compact", message.source, f"{len(head)} message(s) summarized")
         out = [message, *tail]
         report_if_still_over(event, out, self.max_input_tokens)

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from policies.base import CompileEvent, Param, ParamError, Policy
 from policies.estimates import LANGCHAIN_CHARS_PER_TOKEN, langchain_approximate_tokens
-from policies.messages import SUMMARY, Message, render_transcript, sources_of
-from policies.summaries import summarize_or_report
+from policies.messages import Message, render_transcript
+from policies.summaries import summarize_or_report, summary_message
 
 SUMMARY_PREFIX = "Here is a summary of the conversation to date:\n\n"  # _build_new_messages
 TOO_LONG = "Previous conversation was too long to summarize."  # _create_summary, trim left nothing
@@ -113,13 +113,7 @@ class LangChainSummarizationPolicy(Policy):
                 return None
         else:
             summary = TOO_LONG
-        message = Message(
-            role="user",
-            content=SUMMARY_PREFIX + summary,
-            kind=SUMMARY,
-            source=sources_of(head),
-            compacted_count=len(head),
-        )
+        message = summary_message("user", SUMMARY_PREFIX + summary, head)
         event.report(
             "compact", message.source, f"{len(head)} message(s) summarized at {total:,} tokens (its estimate)"
         )

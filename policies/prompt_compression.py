@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 
 from policies.base import PER_TURN, CompileEvent, Param, Policy
-from policies.messages import SUMMARY, Message, sources_of
-from policies.summaries import summarize_or_report
+from policies.messages import Message
+from policies.summaries import summarize_or_report, summary_message
 
 SELECTOOLS_TOKENS_PER_MESSAGE = 4  # token_estimation.py: "content + role overhead ~4 tokens per message"
 
@@ -78,13 +78,7 @@ class PromptCompressionPolicy(Policy):
         )
         if summary is None:  # selectools never crashes the agent for a failed compression
             return None
-        message = Message(
-            role="system",
-            content=f"[Compressed context] {summary}",
-            kind=SUMMARY,
-            source=sources_of(to_compress),
-            compacted_count=len(to_compress),
-        )
+        message = summary_message("system", f"[Compressed context] {summary}", to_compress)
         out = [*system, message, *recent]
         after = selectools_estimate(event, out)
         event.report(

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from policies.base import CompileEvent
+from policies.messages import SUMMARY, Message, sources_of
+
+
+def summary_message(role: str, content: str, replaced: Sequence[Message]) -> Message:
+    """The one message a summarizing policy leaves in place of ``replaced``."""
+    return Message(
+        role=role, content=content, kind=SUMMARY, source=sources_of(replaced), compacted_count=len(replaced)
+    )
 
 
 def summarize_or_report(

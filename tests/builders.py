@@ -82,3 +82,16 @@ def _filler(head: str, size: int) -> str:
         length += len(word) + 1
         k += 1
     return " ".join(words)[:size]
+
+
+class FixedSummarizer:
+    """A summarizer that always answers ``reply`` and records each (system prompt, transcript)."""
+
+    name = "fixed"
+
+    def __init__(self, reply: str = "the summary") -> None:
+        self.reply, self.calls = reply, []
+
+    def summarize(self, system_prompt: str, transcript: str) -> str:
+        self.calls.append((system_prompt, transcript))
+        return self.reply

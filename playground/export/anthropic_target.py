@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from playground.export.base import Export, ExportError, Unexpressible, values
+from playground.export.base import Export, ExportError, Unexpressible, translate
 from policies.base import shown
 from policies.clear_tool_uses import ANTHROPIC, INPUT_TOKENS
 from policies.registry import PolicySpec
@@ -59,23 +59,9 @@ BETAS = {"clear_tool_uses_20250919": CONTEXT_EDITING_BETA, "compact_20260112": C
 
 
 def anthropic(specs: list[PolicySpec], settings: Any) -> Export:
-    edits: list[dict] = []
-    missing: list[Unexpressible] = []
-    for spec in specs:
-        if not spec.enabled:
-            missing.append(Unexpressible(spec.name, "disabled in the stack: not exported"))
-            continue
-        translator = TRANSLATORS.get(spec.name)
-        if translator is None:
-            missing.append(
-                Unexpressible(
-                    spec.name, "no Anthropic API equivalent: apply it in your client before the request"
-                )
-            )
-            continue
-        edit = translator(spec, values(spec), missing)
-        if edit is not None:
-            edits.append(edit)
+    edits, missing = translate(
+        specs, TRANSLATORS, "Anthropic API", {}, "apply it in your client before the request"
+    )
     betas = sorted({BETAS[e["type"]] for e in edits})
     document = {
         "_comment": [

@@ -4,6 +4,7 @@ the reading of a stack entry's parameters with their defaults."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,41 @@ def values(spec: PolicySpec) -> dict[str, Any]:
 
 def defaults(spec: PolicySpec) -> dict[str, Any]:
     return {p.name: p.default for p in POLICY_TYPES[spec.name].params}
+
+
+def translate(
+    specs: list[PolicySpec],
+    translators: dict[str, Callable[..., Any]],
+    framework: str,
+    advice: dict[str, str],
+    fallback: str = "",
+) -> tuple[list[Any], list[Unexpressible]]:
+    """Each enabled entry through its target's translator (``translator(spec, values,
+    missing) -> part or None``); every other entry becomes a header line, with the
+    ``advice`` for it (else ``fallback``)."""
+    out: list[Any] = []
+    missing: list[Unexpressible] = []
+    for spec in specs:
+        if not spec.enabled:
+            missing.append(Unexpressible(spec.name, "disabled in the stack: not exported"))
+            continue
+        translator = translators.get(spec.name)
+        if translator is None:
+            hint = advice.get(spec.name, fallback)
+            missing.append(
+                Unexpressible(spec.name, f"no {framework} equivalent" + (f": {hint}" if hint else ""))
+            )
+            continue
+        part = translator(spec, values(spec), missing)
+        if part is not None:
+            out.append(part)
+    return out, missing
+
+
+def only_one(body: list[Any], missing: list[Unexpressible], policy: str, why: str) -> list[Any]:
+    """A target that holds one such setting: the first; the others listed."""
+    missing += [Unexpressible(policy, why)] * (len(body) - 1)
+    return body[:1]
 
 
 def python_header(framework: str, version: str, lines: list[Unexpressible]) -> str:

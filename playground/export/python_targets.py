@@ -8,7 +8,18 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from playground.export.base import Export, Raw, Unexpressible, call, defaults, py, python_header, values
+from playground.export.base import (
+    Export,
+    Raw,
+    Unexpressible,
+    call,
+    defaults,
+    only_one,
+    py,
+    python_header,
+    translate,
+    values,
+)
 from policies.registry import PolicySpec
 
 Translator = Callable[[PolicySpec, dict[str, Any], list[Unexpressible]], str | None]
@@ -20,29 +31,6 @@ def changed(spec: PolicySpec) -> dict[str, Any]:
     """The entry's parameters that differ from their defaults (the frameworks share ours)."""
     given, default = values(spec), defaults(spec)
     return {k: v for k, v in given.items() if v != default[k]}
-
-
-def translate(
-    specs: list[PolicySpec], translators: dict[str, Translator], framework: str, advice: dict[str, str]
-) -> tuple[list[str], list[Unexpressible]]:
-    """Each enabled entry through its translator; the rest become header lines."""
-    out: list[str] = []
-    missing: list[Unexpressible] = []
-    for spec in specs:
-        if not spec.enabled:
-            missing.append(Unexpressible(spec.name, "disabled in the stack: not exported"))
-            continue
-        translator = translators.get(spec.name)
-        if translator is None:
-            hint = advice.get(spec.name, "")
-            missing.append(
-                Unexpressible(spec.name, f"no {framework} equivalent" + (f": {hint}" if hint else ""))
-            )
-            continue
-        source = translator(spec, values(spec), missing)
-        if source is not None:
-            out.append(source)
-    return out, missing
 
 
 def listing(items: list[str]) -> str:
@@ -221,12 +209,12 @@ def openai_agents(specs: list[PolicySpec], settings: Any) -> Export:
     body, missing = translate(
         specs, {"ToolOutputTrimmerPolicy": _trimmer}, "OpenAI Agents SDK", OPENAI_ADVICE
     )
-    if len(body) > 1:  # RunConfig takes one input filter
-        for extra in [s for s in specs if s.enabled and s.name == "ToolOutputTrimmerPolicy"][1:]:
-            missing.append(
-                Unexpressible(extra.name, "a second trimmer: RunConfig takes one call_model_input_filter")
-            )
-        body = body[:1]
+    body = only_one(
+        body,
+        missing,
+        "ToolOutputTrimmerPolicy",
+        "a second trimmer: RunConfig takes one call_model_input_filter",
+    )
     lines = [python_header("the OpenAI Agents SDK", "openai-agents==0.24.0", missing)]
     lines.append("from agents import RunConfig")
     if body:
@@ -255,13 +243,12 @@ def _adk(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible]) -> s
 
 def adk(specs: list[PolicySpec], settings: Any) -> Export:
     body, missing = translate(specs, {"AdkTokenCompactionPolicy": _adk}, "Google ADK", {})
-    if len(body) > 1:
-        missing.append(
-            Unexpressible(
-                "AdkTokenCompactionPolicy", "a second compaction: an App takes one EventsCompactionConfig"
-            )
-        )
-        body = body[:1]
+    body = only_one(
+        body,
+        missing,
+        "AdkTokenCompactionPolicy",
+        "a second compaction: an App takes one EventsCompactionConfig",
+    )
     lines = [python_header("Google ADK", "google-adk==2.13.0", missing)]
     if body:
         lines.append("from google.adk.apps.app import EventsCompactionConfig")
@@ -291,11 +278,7 @@ def _selectools(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible
 
 def selectools(specs: list[PolicySpec], settings: Any) -> Export:
     body, missing = translate(specs, {"PromptCompressionPolicy": _selectools}, "selectools", {})
-    if len(body) > 1:
-        missing.append(
-            Unexpressible("PromptCompressionPolicy", "a second compression: AgentConfig takes one")
-        )
-        body = body[:1]
+    body = only_one(body, missing, "PromptCompressionPolicy", "a second compression: AgentConfig takes one")
     lines = [python_header("selectools", "selectools==1.3.0", missing)]
     lines.append("from selectools import AgentConfig")
     if body:

@@ -170,12 +170,24 @@ def test_the_cli_writes_the_export_and_lists_what_it_left_out(tmp_path):
 
 def test_every_python_export_is_formatted_as_ruff_formats_it(tmp_path):
     for target, (_, _) in TARGETS.items():
-        for n, stack in enumerate([*PRESETS.values(), *[[spec] for stacks in PRESETS.values() for spec in stacks]]):
+        for n, stack in enumerate(
+            [*PRESETS.values(), *[[spec] for stacks in PRESETS.values() for spec in stacks]]
+        ):
             result = export(stack, Settings(), target)
             if result.language == "python":
                 (tmp_path / f"{target.replace('-', '_')}_{n}.py").write_text(result.text)
     check = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--check", "--line-length", "100", "--no-cache", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "format",
+            "--check",
+            "--line-length",
+            "100",
+            "--no-cache",
+            str(tmp_path),
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -18,6 +18,7 @@ from policies.openai_agents import (
 )
 from policies.registry import PolicySpec
 from tests.builders import (
+    FixedSummarizer,
     assistant,
     call,
     compile_event,
@@ -29,16 +30,7 @@ from tests.builders import (
     user,
 )
 
-
-class Fixed:
-    name = "fixed"
-
-    def __init__(self):
-        self.calls = []
-
-    def summarize(self, system_prompt, transcript):
-        self.calls.append(transcript)
-        return "the summary"
+Fixed = FixedSummarizer
 
 
 def two_tasks(size=900):
@@ -204,7 +196,7 @@ def test_adk_keeps_a_kept_responses_call_and_rolls_the_previous_summary_in():
     out = policy.on_compile(compile_event(summarizer=summarizer, last_usage=5_000), messages)
     assert out[0].role == "assistant" and out[0].kind == SUMMARY
     assert out[1:] == messages[-4:]  # 3 events, moved back one to the call of the first kept result
-    assert "... [truncated 2000 chars]" in summarizer.calls[0]
+    assert "... [truncated 2000 chars]" in summarizer.calls[0][1]
     assert policy.on_compile(compile_event(summarizer=summarizer, last_usage=500), messages) is None
     # what it would remove is no longer than the previous summary: skipped
     small = [out[0].replace(content="s" * 50_000), *out[1:]]

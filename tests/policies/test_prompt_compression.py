@@ -2,6 +2,7 @@ from policies import PromptCompressionPolicy
 from policies.messages import SUMMARY, Message
 from tests.builders import (
     CharCounter,
+    FixedSummarizer,
     assistant,
     call,
     compile_event,
@@ -13,15 +14,8 @@ from tests.builders import (
 )
 
 
-class Fixed:
-    name = "fixed"
-
-    def __init__(self, reply="short summary"):
-        self.reply, self.calls = reply, []
-
-    def summarize(self, system_prompt, transcript):
-        self.calls.append((system_prompt, transcript))
-        return self.reply
+def Fixed(reply: str = "short summary") -> FixedSummarizer:
+    return FixedSummarizer(reply)
 
 
 def chat(turns: int, size: int = 400) -> list[Message]:
