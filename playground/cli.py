@@ -1,4 +1,4 @@
-"""`playground`: validate transcripts, replay them through a stack, benchmark the engine.
+"""`playground`: validate transcripts, replay them through a stack (or several, or a sweep), export it, benchmark.
 
 Exit 0 on success; 2 with one line on stderr naming the file and the problem for bad
 input or a bad config. Never a traceback for what a user gave us.
@@ -16,6 +16,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from playground.caching import RULES
+from playground.compare_cli import add_commands as add_compare_commands
+from playground.compare_cli import run_compare, run_sweep_command
 from playground.config import Config, ConfigError, load_config
 from playground.endpoints import EndpointError, choose_key
 from playground.export import TARGETS, ExportError, export
@@ -28,6 +30,7 @@ from playground.presets import PRESETS, presets_by_framework
 from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
 from playground.summarizers import SummarizerError, SummaryStats
+from playground.sweep import SweepError
 from playground.tokens import TokenCounter
 from playground.validity import check_request
 from policies.base import shown
@@ -146,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--to", required=True, choices=list(TARGETS), help="the framework to write for")
     exp.add_argument("--preset", action="store_true", help="CONFIG names a built-in preset")
     exp.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    add_compare_commands(commands)
     return parser
 
 
@@ -162,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _presets()
         if args.command == "export":
             return _export(args)
+        if args.command == "compare":
+            return run_compare(args)
+        if args.command == "sweep":
+            return run_sweep_command(args)
         return _bench(args)
     except (
         TranscriptError,
@@ -172,6 +180,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         LimitError,
         MustKeepError,
         ExportError,
+        SweepError,
     ) as error:
         print(f"playground: {printable(str(error))}", file=sys.stderr)
         return 2

@@ -9,6 +9,9 @@ stack:
   - SlidingWindowPolicy
 summarizer: {kind: extractive}
 must_keep: ["fixed-term contract", "/INV-[0-9]+/"]
+candidates:              # optional: named stacks to compare (same entry form as stack)
+  - name: batched eviction
+    stack: [{ToolEvictionPolicy: {keep_last_n: 5, min_freed_tokens: 5000}}]
 ```
 
 A stack entry is a bare name or ``{Name: {param: value}}``; ``enabled: false`` inside
@@ -24,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from playground.compare import Candidate
 from playground.cost import Pricing, PricingError
 from playground.limits import LIMITS, LimitError, check_stack_size, over
 from playground.must_keep import MustKeep, MustKeepError
@@ -45,6 +49,7 @@ TOP_LEVEL_KEYS = (
     "summarizer",
     "pricing",
     "must_keep",
+    "candidates",
 )
 SECRET_KEYS = ("api_key", "key", "token", "secret", "password")
 
@@ -63,6 +68,7 @@ class Config:
     plugins: list[str] = field(default_factory=list)
     pricing: Pricing = field(default_factory=Pricing)
     must_keep: tuple[MustKeep, ...] = ()
+    candidates: tuple[Candidate, ...] = ()
 
     @property
     def settings(self) -> Settings:
@@ -84,6 +90,10 @@ class Config:
             data["pricing"] = self.pricing.to_data()
         if self.must_keep:
             data["must_keep"] = [fact.text for fact in self.must_keep]
+        if self.candidates:
+            data["candidates"] = [
+                {"name": c.name, "stack": [_entry(spec) for spec in c.stack]} for c in self.candidates
+            ]
         return data
 
     def to_yaml(self) -> str:
@@ -206,7 +216,39 @@ def config_from_data(data: dict[str, Any]) -> Config:
     stack = _typed(data, "stack", list, [])
     check_stack_size(len(stack))
     config.stack = [parse_entry(entry, n) for n, entry in enumerate(stack, start=1)]
+    config.candidates = parse_candidates(_typed(data, "candidates", list, []))
     return config
+
+
+def parse_candidates(entries: list) -> tuple[Candidate, ...]:
+    """The ``candidates:`` list: each ``{name: text, stack: [entries]}``, names distinct."""
+    if len(entries) > LIMITS.max_candidates:
+        raise over("max_candidates", f"candidates: {len(entries):,} given")
+    candidates: list[Candidate] = []
+    for n, entry in enumerate(entries, start=1):
+        where = f"candidates entry {n}"
+        if not isinstance(entry, dict) or set(entry) - {"name", "stack"} or "name" not in entry:
+            raise ConfigError(f"{where}: expected {{name: text, stack: [policies]}}, got {shown(entry)}")
+        name = entry["name"]
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_CANDIDATE_NAME:
+            raise ConfigError(f"{where}: name must be a text of 1 to {MAX_CANDIDATE_NAME} characters")
+        if secret_in(name):
+            raise ConfigError(f"{where}: the name looks like a secret (an API key)")
+        if name in (c.name for c in candidates):
+            raise ConfigError(f"{where}: the name {shown(name)} is given twice")
+        stack = entry.get("stack") or []
+        if not isinstance(stack, list):
+            raise ConfigError(f"{where} ({name}): stack must be a list, got {shown(stack)}")
+        check_stack_size(len(stack))
+        try:
+            specs = tuple(parse_entry(e, k) for k, e in enumerate(stack, start=1))
+        except ConfigError as error:
+            raise ConfigError(f"{where} ({name}): {error}") from None
+        candidates.append(Candidate(name, specs))
+    return tuple(candidates)
+
+
+MAX_CANDIDATE_NAME = 80
 
 
 def _typed(data: dict, key: str, kind: type, default: Any) -> Any:

@@ -38,7 +38,13 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_response_bytes: int = _limit(4 * 2**20, "one endpoint reply, read no further")
     # the app
     max_store_bytes: int = _limit(2 * 2**30, "replays the app keeps, all browsers together")
-    max_replays_per_browser: int = _limit(8, "replays one browser session may keep in that store")
+    max_replays_per_browser: int = _limit(
+        12, "replays one browser session may keep in that store (the stack, 6 candidates, spares)"
+    )
+    # comparing and sweeping
+    max_candidates: int = _limit(6, "candidate stacks compared side by side")
+    max_sweep_points: int = _limit(400, "points in one sweep (each is a whole replay)")
+    max_sweep_workers: int = _limit(8, "worker processes one sweep may start")
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:

@@ -113,6 +113,16 @@ class TokenCounter:
         self._content_cache: dict[str, int] = {}
         self.encoded = 0  # messages actually encoded, for tests and the benchmark
 
+    def known(self) -> tuple[dict[tuple, int], dict[str, int]]:
+        """What this counter has counted: handed to a counter in another process (a sweep's
+        workers), so it tokenizes nothing twice."""
+        return dict(self._cache), dict(self._content_cache)
+
+    def learn(self, known: tuple[dict[tuple, int], dict[str, int]]) -> None:
+        """Take counts another counter of the same model made (``known()``)."""
+        self._cache.update(known[0])
+        self._content_cache.update(known[1])
+
     @property
     def encoding_note(self) -> str:
         note = self.encoder.note

@@ -1,0 +1,256 @@
+"""`playground compare` and `playground sweep`: candidates side by side, a parameter's front."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from playground.compare import FIGURES, Candidate, Comparison, compare, unique_name
+from playground.config import Config, load_config
+from playground.formats import read_path
+from playground.limits import LIMITS, over
+from playground.presets import PRESETS
+from playground.replay import replay
+from playground.session import Session
+from playground.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
+from playground.tokens import TokenCounter
+
+
+def add_commands(commands: Any) -> None:
+    cmp = commands.add_parser("compare", help="replay one session through several stacks, side by side")
+    cmp.add_argument("file", metavar="SESSION", help="the transcript")
+    cmp.add_argument(
+        "stacks",
+        nargs="+",
+        metavar="STACK",
+        help="a config file (its candidates:, or its stack) or a preset's name; the first sets the "
+        "model, window, pricing and summarizer",
+    )
+    cmp.add_argument("--baseline", help="the candidate deltas are taken against (default: the first)")
+    _common(cmp)
+
+    swp = commands.add_parser("sweep", help="replay a stack at every value of one or two parameters")
+    swp.add_argument("file", metavar="SESSION", help="the transcript")
+    stack = swp.add_mutually_exclusive_group()
+    stack.add_argument("--config", help="stack config; default: pyagentic's recommended stack")
+    stack.add_argument("--preset", help="a built-in stack by name")
+    swp.add_argument(
+        "--param",
+        action="append",
+        required=True,
+        metavar="POS.NAME=RANGE",
+        help="a parameter and its values: 2.keep_last_n=1:30, 1.max_chars=2000:16000:2000, "
+        "3.flavour=anthropic,langchain; twice for a grid",
+    )
+    swp.add_argument(
+        "--workers", type=int, default=default_workers(), help="worker processes (default: the core count)"
+    )
+    swp.add_argument(
+        "--loss",
+        choices=list(LOSS_AXES),
+        default="distinct_facts_lost",
+        help="what the front weighs cost against (default: facts lost)",
+    )
+    _common(swp)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
+    parser.add_argument("--model", help="model (tokenizer, prices); overrides the config's")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", metavar="OUT", help="write the figures as JSON ('-' for stdout)")
+    out.add_argument("--csv", metavar="OUT", help="write the figures as CSV ('-' for stdout)")
+
+
+def load_stack(written: str) -> tuple[Config, list[Candidate]]:
+    """A config file's candidates (or its stack, named by the file), or a preset by name."""
+    from playground.cli import UsageError
+
+    if not os.path.exists(written) and written in PRESETS:
+        return Config(stack=list(PRESETS[written])), [Candidate(written, tuple(PRESETS[written]))]
+    if not os.path.exists(written):
+        raise UsageError(f"{written}: no such config file or preset (`playground presets` lists them)")
+    config = load_config(written)
+    if config.candidates:
+        return config, list(config.candidates)
+    return config, [Candidate(Path(written).stem, tuple(config.stack))]
+
+
+def candidates_of(stacks: list[str], model: str | None) -> tuple[Config, list[Candidate]]:
+    """Every candidate the arguments name (at most ``max_candidates``) and the settings of the first."""
+    from playground.cli import UsageError, printable
+
+    first: Config | None = None
+    found: list[Candidate] = []
+    for written in stacks:
+        config, candidates = load_stack(written)
+        if first is None:
+            first = config
+        elif _settings(config) != _settings(first) and written not in PRESETS:
+            print(
+                f"playground: note: {printable(written)} sets another model, window, pricing or "
+                f"summarizer; every candidate is replayed with {printable(stacks[0])}'s",
+                file=sys.stderr,
+            )
+        for candidate in candidates:
+            taken = [c.name for c in found]
+            found.append(Candidate(unique_name(candidate.name, taken), candidate.stack))
+    if len(found) > LIMITS.max_candidates:
+        raise UsageError(over("max_candidates", f"{len(found)} candidates named"))
+    assert first is not None  # argparse requires one STACK
+    if model:
+        first.model = model
+    return first, found
+
+
+def _settings(config: Config) -> tuple:
+    return (config.settings.key(), config.pricing)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from playground.cli import UsageError, pick_session
+    from playground.metrics import totals, turns_frame
+
+    config, candidates = candidates_of(args.stacks, args.model)
+    names = [c.name for c in candidates]
+    if args.baseline is not None and args.baseline not in names:
+        raise UsageError(f"--baseline {args.baseline!r}: not a candidate (candidates: {', '.join(names)})")
+    session = pick_session(read_path(args.file), args.session, args.file)
+    counter = TokenCounter(config.model)
+    figures = {}
+    for candidate in candidates:
+        result = replay(session, list(candidate.stack), config.settings, counter)
+        figures[candidate.name] = totals(turns_frame(result, config.pricing, config.must_keep))
+    comparison = compare(figures, args.baseline)
+    _header(session, config, sys.stderr if _to_stdout(args) else sys.stdout)
+    print(comparison_table(comparison), file=sys.stderr if _to_stdout(args) else sys.stdout)
+    rows = comparison.rows()
+    _write_rows(args, rows, {"baseline": comparison.baseline, "candidates": rows})
+    return 0
+
+
+def comparison_table(comparison: Comparison) -> str:
+    """Figures down, candidates across: each value with its delta against the baseline, the
+    best of a row starred."""
+    import pandas as pd
+
+    cells: dict[str, list[str]] = {}
+    for name in comparison.names:
+        column = []
+        for figure in FIGURES:
+            value = comparison.values[figure.key][name]
+            text = "-" if value is None else _number(value)
+            delta = comparison.deltas[figure.key][name]
+            if name != comparison.baseline and delta:
+                text += f" ({'+' if delta > 0 else ''}{_number(delta)})"
+            if name in comparison.best[figure.key]:
+                text += " *"
+            column.append(text)
+        label = f"{name} (baseline)" if name == comparison.baseline else name
+        cells[label] = column
+    frame = pd.DataFrame(cells, index=[f.label for f in FIGURES])
+    note = "* the best value of the row; (±n) the difference from the baseline"
+    return frame.to_string() + "\n" + note
+
+
+def _number(value: float) -> str:
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.4f}".rstrip("0") if abs(value) < 10 else f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def run_sweep_command(args: argparse.Namespace) -> int:
+    from playground.cli import DEFAULT_PRESET, UsageError, pick_session, preset_config
+
+    config = load_config(args.config) if args.config else preset_config(args.preset or DEFAULT_PRESET)
+    if args.model:
+        config.model = args.model
+    if not 1 <= args.workers <= LIMITS.max_sweep_workers:
+        raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
+    axes = [parse_axis(text, config.stack) for text in args.param]
+    session = pick_session(read_path(args.file), args.session, args.file)
+    tty = sys.stderr.isatty()
+    sweep = run_sweep(
+        session,
+        config.stack,
+        axes,
+        config.settings,
+        config.pricing,
+        config.must_keep,
+        workers=args.workers,
+        progress=_progress if tty else None,
+    )
+    if tty:
+        print(file=sys.stderr)
+    out = sys.stderr if _to_stdout(args) else sys.stdout
+    _header(session, config, out)
+    print(sweep_table(sweep, args.loss), file=out)
+    rows = sweep.rows(args.loss)
+    document = {
+        "axes": [
+            {"entry": a.position, "policy": a.policy, "param": a.param, "values": a.values} for a in axes
+        ],
+        "cost": sweep.cost_axis(),
+        "loss": args.loss,
+        "points": rows,
+    }
+    _write_rows(args, rows, document)
+    return 0
+
+
+def sweep_table(sweep: Sweep, loss: str) -> str:
+    import pandas as pd
+
+    cost = sweep.cost_axis()
+    front = sweep.front(loss, cost)
+    rows = []
+    for point, on_front in zip(sweep.points, front, strict=True):
+        row: dict[str, Any] = {a.label: v for a, v in zip(sweep.axes, point.values, strict=True)}
+        row[COST_AXES[cost]] = point.totals.get(cost, "-")
+        row[LOSS_AXES[loss]] = point.totals.get(loss, "-")
+        row["invalid turns"] = point.totals.get("turns_with_violations", "-")
+        row["front"] = "*" if on_front else ""
+        row["note"] = point.error or ("requests break the API's rules" if point.invalid else "")
+        rows.append(row)
+    on = [
+        ", ".join(f"{a.label}={v}" for a, v in zip(sweep.axes, p.values, strict=True))
+        for p, f in zip(sweep.points, front, strict=True)
+        if f
+    ]
+    return (
+        pd.DataFrame(rows).to_string(index=False)
+        + f"\nfront (lowest {COST_AXES[cost]} for its {LOSS_AXES[loss]}): {'; '.join(on) or 'none'}"
+    )
+
+
+def _header(session: Session, config: Config, out: Any) -> None:
+    from playground.cli import printable
+
+    print(printable(f"{session.name} ({session.file}): {len(session.messages)} messages"), file=out)
+    print(printable(f"model {config.model}, window {config.context_window:,}"), file=out)
+
+
+def _progress(done: int, planned: int) -> None:
+    width = 30
+    filled = width * done // max(planned, 1)
+    bar = "#" * filled + "." * (width - filled)
+    print(f"\rsweeping [{bar}] {done}/{planned} points", end="", file=sys.stderr, flush=True)
+
+
+def _to_stdout(args: argparse.Namespace) -> bool:
+    return "-" in (args.json, args.csv)
+
+
+def _write_rows(args: argparse.Namespace, rows: list[dict], document: dict) -> None:
+    from playground.cli import _plain, _write
+
+    if args.json:
+        _write(args.json, lambda out: json.dump(document, out, indent=2, default=_plain))
+    if args.csv:
+        import pandas as pd
+
+        _write(args.csv, lambda out: pd.DataFrame(rows).to_csv(out, index=False))
