@@ -1,4 +1,6 @@
-"""Streamlit entry point: page setup and wiring only; everything else is in playground/."""
+"""Streamlit entry point: page setup and wiring only; everything else is in playground/.
+
+Streamlit runs this file as ``__main__``."""
 
 import os
 
@@ -9,6 +11,8 @@ from playground.limits import LimitError
 from playground.summarizers import SummarizerError, SummaryStats
 from playground.ui import (
     cache,
+    candidates_panel,
+    compare_view,
     config_io,
     events,
     figures,
@@ -20,85 +24,105 @@ from playground.ui import (
     stack_editor,
     state,
     summarizer_panel,
+    sweep_view,
 )
 from playground.ui.text import escape_markdown
 from policies.registry import SpecError, load_plugins
 
-st.set_page_config(page_title="Context Policy Playground", page_icon="🧰", layout="wide")
-load_plugins(os.environ.get("PLAYGROUND_PLUGINS", ""))  # named by whoever starts the server, never an upload
-state.init()
 
-st.title("Context Policy Playground")
-st.caption(
-    "Replays a recorded agent session through a stack of context policies. The recorded replies "
-    "are replayed as they were: the figures show what each stack would have kept and sent, "
-    "not what the model would have answered with a different context."
-)
-st.caption(
-    "**How to start:** pick a sample session or upload your own in the sidebar, change the "
-    "*Policy stack* (a preset, a slider, drag to reorder), and read what it saves, costs and loses; "
-    "*Side by side* shows any turn's request next to the raw history."
-)
+def main() -> None:
+    st.set_page_config(page_title="Context Policy Playground", page_icon="🧰", layout="wide")
+    # plugins are named by whoever starts the server, never by an upload
+    load_plugins(os.environ.get("PLAYGROUND_PLUGINS", ""))
+    state.init()
 
-# the editor beside the results; on a narrow screen the results come first
-st.html(layout.NARROW_SCREEN_CSS)
-editor, results = st.container(key="layout").columns([1, 2.4], gap="large")
-stack_box, config_box = editor.container(), editor.container()
-config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
-session_box, model_box, summarizer_box, must_keep_box = (st.sidebar.container() for _ in range(4))
-with session_box:
-    session = session_picker.show()
-with summarizer_box:
-    summarizer = summarizer_panel.show()
-with model_box:
-    settings = model_picker.show(summarizer)
-    pricing = model_picker.pricing()
-with must_keep_box:
-    facts = must_keep_panel.show()
+    st.title("Context Policy Playground")
+    st.caption(
+        "Replays a recorded agent session through a stack of context policies. The recorded replies "
+        "are replayed as they were: the figures show what each stack would have kept and sent, "
+        "not what the model would have answered with a different context."
+    )
+    st.caption(
+        "**How to start:** pick a sample session or upload your own in the sidebar, change the "
+        "*Policy stack* (a preset, a slider, drag to reorder), and read what it saves, costs and loses; "
+        "*Side by side* shows any turn's request next to the raw history."
+    )
 
-with stack_box:
-    specs = stack_editor.show()
+    # the editor beside the results; on a narrow screen the results come first
+    st.html(layout.NARROW_SCREEN_CSS)
+    editor, results = st.container(key="layout").columns([1, 2.4], gap="large")
+    stack_box, config_box = editor.container(), editor.container()
+    config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
+    session_box, model_box, summarizer_box, must_keep_box = (st.sidebar.container() for _ in range(4))
+    with session_box:
+        session = session_picker.show()
+    with summarizer_box:
+        summarizer = summarizer_panel.show()
+    with model_box:
+        settings = model_picker.show(summarizer)
+        pricing = model_picker.pricing()
+    with must_keep_box:
+        facts = must_keep_panel.show()
 
-with results:
-    if session is None:
-        st.stop()
-    progress = st.empty()
+    with stack_box:
+        specs = stack_editor.show()
+        candidates_panel.show(specs)
 
-    def show_progress(turn: int, turns: int, stats: SummaryStats) -> None:
-        if settings.summarizer.get("kind") == "openai":  # summaries may be fetched: say how far we are
-            fetched = stats.calls - stats.cache_hits
-            text = f"Turn {turn} of {turns}: {fetched} summaries fetched, {stats.cache_hits} from the cache"
-            progress.progress(turn / max(turns, 1), text=text)
+    with results:
+        if session is None:
+            st.stop()
+        progress = st.empty()
 
-    try:
-        with st.spinner("Replaying the session through the stack…"):
-            replayed = cache.replayed(
-                session, specs, settings, pricing, summarizer_panel.api_key(), show_progress
-            )
-    except (SpecError, SummarizerError, ConfigError, LimitError) as error:
-        st.error(f"This stack cannot run: {escape_markdown(str(error))}")
-        st.stop()
-    progress.empty()
-    replayed, must_keep_states = must_keep_panel.checked(replayed, facts)
-    figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
-    figures.summarizer_line(replayed)
-    figures.policy_notices(replayed)
-    # only the open view runs and is sent: the page draws 8 charts, not every view at once
-    charts_tab, side_tab, events_tab, export_tab = st.tabs(state.VIEWS, key="view", on_change="rerun")
-    if charts_tab.open:
-        with charts_tab:
-            figures.charts_view(replayed, settings.context_window, must_keep_states)
-    if side_tab.open:
-        with side_tab:
-            side_by_side.show(replayed)
-    if events_tab.open:
-        with events_tab:
-            events.show(replayed)
-    if export_tab.open:
-        with export_tab:
-            config = config_io.current_config(specs, settings, pricing, facts)
-            config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
-            config_io.framework_export(config)
+        def show_progress(turn: int, turns: int, stats: SummaryStats) -> None:
+            if settings.summarizer.get("kind") == "openai":  # summaries may be fetched: say how far we are
+                fetched = stats.calls - stats.cache_hits
+                text = (
+                    f"Turn {turn} of {turns}: {fetched} summaries fetched, {stats.cache_hits} from the cache"
+                )
+                progress.progress(turn / max(turns, 1), text=text)
 
-with summarizer_box:
-    summarizer_panel.cache_figures()
+        try:
+            with st.spinner("Replaying the session through the stack…"):
+                replayed = cache.replayed(
+                    session, specs, settings, pricing, summarizer_panel.api_key(), show_progress
+                )
+        except (SpecError, SummarizerError, ConfigError, LimitError) as error:
+            st.error(f"This stack cannot run: {escape_markdown(str(error))}")
+            st.stop()
+        progress.empty()
+        replayed, must_keep_states = must_keep_panel.checked(replayed, facts)
+        figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
+        figures.summarizer_line(replayed)
+        figures.policy_notices(replayed)
+        # only the open view runs and is sent: the page draws 8 charts, not every view at once
+        tabs = st.tabs(state.VIEWS, key="view", on_change="rerun")
+        charts_tab, compare_tab, sweep_tab, side_tab, events_tab, export_tab = tabs
+        if charts_tab.open:
+            with charts_tab:
+                figures.charts_view(replayed, settings.context_window, must_keep_states)
+        if compare_tab.open:
+            with compare_tab:
+                compare_view.show(session, specs, settings, pricing, facts)
+        if sweep_tab.open:
+            with sweep_tab:
+                sweep_view.show(session, specs, settings, pricing, facts)
+        if side_tab.open:
+            with side_tab:
+                side_by_side.show(replayed)
+        if events_tab.open:
+            with events_tab:
+                events.show(replayed)
+        if export_tab.open:
+            with export_tab:
+                config = config_io.current_config(specs, settings, pricing, facts)
+                config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
+                config_io.framework_export(config)
+
+    with summarizer_box:
+        summarizer_panel.cache_figures()
+
+
+# the idiom multiprocessing asks for: a sweep's worker processes import this file as
+# __mp_main__, and must not run the page
+if __name__ == "__main__":
+    main()

@@ -35,7 +35,7 @@ LAYOUT = {
 POSITION_COLOURS = ("#1a73e8", "#e8710a", "#a142f4", "#1e8e3e", "#d93025", "#f9ab00", "#12b5cb", "#5f6368")
 
 
-def _empty(title: str) -> go.Figure:
+def empty_chart(title: str) -> go.Figure:
     figure = go.Figure()
     figure.update_layout(title=title, **LAYOUT)
     figure.update_xaxes(title={"text": "turn", "standoff": 4})
@@ -57,7 +57,7 @@ def plain(text: str) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _raw_line(turns: pd.DataFrame, y: pd.Series) -> go.Scatter:
+def raw_line(turns: pd.DataFrame, y: pd.Series) -> go.Scatter:
     """The raw history as every chart draws it: the reference, dotted grey."""
     return go.Scatter(x=turns["turn"], y=y, name="raw history", line={"color": COLOURS["raw"], "dash": "dot"})
 
@@ -70,10 +70,10 @@ def _silent_markers(x: pd.Series, y: pd.Series, name: str, marker: dict) -> go.S
 
 def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int) -> go.Figure:
     """Tokens held by the stack vs the raw history per turn, the window, and compactions marked."""
-    figure = _empty("Tokens sent per turn")
+    figure = empty_chart("Tokens sent per turn")
     if turns.empty:
         return figure
-    figure.add_trace(_raw_line(turns, turns["raw_tokens"]))
+    figure.add_trace(raw_line(turns, turns["raw_tokens"]))
     compactions = events[events["action"] == "compact"] if not events.empty else events
     # what happened at a turn is told on that turn's own point: a marker trace's hover would
     # also answer for the turns beside it (unified hover takes each trace's nearest point)
@@ -139,7 +139,7 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
 
 def stubs_chart(turns: pd.DataFrame) -> go.Figure:
     """Stubs created per turn (bars) and stubs held in the context (line)."""
-    figure = _empty("Stubs created and held")
+    figure = empty_chart("Stubs created and held")
     if turns.empty:
         return figure
     figure.add_trace(
@@ -169,7 +169,7 @@ def stubs_chart(turns: pd.DataFrame) -> go.Figure:
 
 def composition_chart(turns: pd.DataFrame) -> go.Figure:
     """Tokens of the compiled context by role, and by what the playground made (stub, summary)."""
-    figure = _empty("Context composition")
+    figure = empty_chart("Context composition")
     if turns.empty:
         return figure
     for bucket in BUCKETS:
@@ -188,7 +188,7 @@ def composition_chart(turns: pd.DataFrame) -> go.Figure:
 
 def removed_chart(turns: pd.DataFrame) -> go.Figure:
     """Tokens each policy of the stack removed, per turn."""
-    figure = _empty("Tokens removed by each policy")
+    figure = empty_chart("Tokens removed by each policy")
     columns = [c for c in turns.columns if c.startswith("removed_by_")]
     if not columns:
         return nothing_to_chart(figure, "No policy is enabled: nothing is removed.")
@@ -204,7 +204,7 @@ def removed_chart(turns: pd.DataFrame) -> go.Figure:
 
 def quality_chart(turns: pd.DataFrame) -> go.Figure:
     """What the stack made the agent lose per turn: facts missing from the request, re-fetches."""
-    figure = _empty("What the agent lost")
+    figure = empty_chart("What the agent lost")
     if turns.empty:
         return figure
     figure.add_trace(
@@ -248,12 +248,12 @@ COST_PARTS = (  # (column, legend, colour): how a turn's dollars stack up
 def cost_chart(turns: pd.DataFrame) -> go.Figure:
     """Dollars per turn, stacked by what they pay for, the raw history's as a line, and each
     cache break marked with what it re-paid and the policy behind it."""
-    figure = _empty("Cost per turn (USD)")
+    figure = empty_chart("Cost per turn (USD)")
     if turns.empty:
         return figure
     for column, name, colour in COST_PARTS:
         figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=name, marker_color=colour))
-    figure.add_trace(_raw_line(turns, turns["raw_cost_usd"]))
+    figure.add_trace(raw_line(turns, turns["raw_cost_usd"]))
     breaks = turns[turns["cache_break_at"].notna()]
     if not breaks.empty:
         figure.add_trace(
@@ -281,11 +281,11 @@ def cost_chart(turns: pd.DataFrame) -> go.Figure:
 
 def cumulative_cost_chart(turns: pd.DataFrame) -> go.Figure:
     """Dollars spent so far, stack against raw history."""
-    figure = _empty("Cumulative cost (USD)")
+    figure = empty_chart("Cumulative cost (USD)")
     if turns.empty:
         return figure
     stack = (turns["cost_usd"] + turns["summary_cost_usd"]).cumsum()
-    figure.add_trace(_raw_line(turns, turns["raw_cost_usd"].cumsum()))
+    figure.add_trace(raw_line(turns, turns["raw_cost_usd"].cumsum()))
     figure.add_trace(
         go.Scatter(x=turns["turn"], y=stack, name="stack", line={"color": COLOURS["context"], "width": 3})
     )
@@ -295,10 +295,10 @@ def cumulative_cost_chart(turns: pd.DataFrame) -> go.Figure:
 def cache_hit_chart(turns: pd.DataFrame) -> go.Figure:
     """Share of each request read from the prompt cache: stack, raw history, and what the
     provider recorded where the transcript has it."""
-    figure = _empty("Cache hit rate per turn (%)")
+    figure = empty_chart("Cache hit rate per turn (%)")
     if turns.empty:
         return figure
-    figure.add_trace(_raw_line(turns, 100 * turns["raw_cache_read_tokens"] / turns["raw_tokens"]))
+    figure.add_trace(raw_line(turns, 100 * turns["raw_cache_read_tokens"] / turns["raw_tokens"]))
     figure.add_trace(
         go.Scatter(
             x=turns["turn"],
@@ -333,7 +333,7 @@ MUST_KEEP_STATES = (  # (state, colour, hover): how each declared fact stands at
 
 def must_keep_chart(states: pd.DataFrame) -> go.Figure:
     """Each declared must-keep fact (a row) at each turn: not seen yet, held, or lost."""
-    figure = _empty("Must-keep facts per turn")
+    figure = empty_chart("Must-keep facts per turn")
     if states.empty:
         return figure
     code = {state: n for n, (state, _, _) in enumerate(MUST_KEEP_STATES)}

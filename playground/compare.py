@@ -71,6 +71,36 @@ class Comparison:
         return out
 
 
+def display_table(comparison: Comparison) -> tuple[Any, Any]:
+    """Figures down, candidates across, as text: each value with its difference from the
+    baseline; and a same-shaped frame that is True where a cell holds its row's best value."""
+    import pandas as pd
+
+    cells: dict[str, list[str]] = {}
+    best: dict[str, list[bool]] = {}
+    for name in comparison.names:
+        column = []
+        for figure in FIGURES:
+            value = comparison.values[figure.key][name]
+            text = "-" if value is None else number(value)
+            delta = comparison.deltas[figure.key][name]
+            if name != comparison.baseline and delta:
+                text += f" ({'+' if delta > 0 else ''}{number(delta)})"
+            column.append(text)
+        label = f"{name} (baseline)" if name == comparison.baseline else name
+        cells[label] = column
+        best[label] = [name in comparison.best[f.key] for f in FIGURES]
+    index = [f.label for f in FIGURES]
+    return pd.DataFrame(cells, index=index), pd.DataFrame(best, index=index)
+
+
+def number(value: float) -> str:
+    """A figure as the tables print it: thousands separated, fractions to a few places."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.4f}".rstrip("0") if abs(value) < 10 else f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
 def compare(totals: Mapping[str, Mapping[str, Any]], baseline: str | None = None) -> Comparison:
     """The comparison of candidates' session totals (``metrics.totals``), keyed by name."""
     names = tuple(totals)

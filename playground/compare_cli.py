@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from playground.compare import FIGURES, Candidate, Comparison, compare, unique_name
+from playground.compare import Candidate, Comparison, compare, display_table, unique_name
 from playground.config import Config, load_config
 from playground.formats import read_path
 from playground.limits import LIMITS, over
@@ -134,33 +134,11 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def comparison_table(comparison: Comparison) -> str:
-    """Figures down, candidates across: each value with its delta against the baseline, the
-    best of a row starred."""
-    import pandas as pd
-
-    cells: dict[str, list[str]] = {}
-    for name in comparison.names:
-        column = []
-        for figure in FIGURES:
-            value = comparison.values[figure.key][name]
-            text = "-" if value is None else _number(value)
-            delta = comparison.deltas[figure.key][name]
-            if name != comparison.baseline and delta:
-                text += f" ({'+' if delta > 0 else ''}{_number(delta)})"
-            if name in comparison.best[figure.key]:
-                text += " *"
-            column.append(text)
-        label = f"{name} (baseline)" if name == comparison.baseline else name
-        cells[label] = column
-    frame = pd.DataFrame(cells, index=[f.label for f in FIGURES])
+    """The comparison as text, the best of each row starred."""
+    cells, best = display_table(comparison)
+    starred = cells.where(~best, cells + " *")
     note = "* the best value of the row; (±n) the difference from the baseline"
-    return frame.to_string() + "\n" + note
-
-
-def _number(value: float) -> str:
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:,.4f}".rstrip("0") if abs(value) < 10 else f"{value:,.1f}"
-    return f"{int(value):,}"
+    return starred.to_string() + "\n" + note
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_candidates: int = _limit(6, "candidate stacks compared side by side")
     max_sweep_points: int = _limit(400, "points in one sweep (each is a whole replay)")
     max_sweep_workers: int = _limit(8, "worker processes one sweep may start")
+    max_running_sweeps: int = _limit(2, "sweeps the app runs at once, all browsers together")
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:

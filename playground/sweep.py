@@ -16,6 +16,7 @@ parent's token counts, so no message is tokenized twice per process.
 from __future__ import annotations
 
 import itertools
+import math
 import multiprocessing
 import os
 import time
@@ -95,6 +96,47 @@ def axis(position: int, policy: str, param: Param, written: str, where: str = ""
     if len(set(values)) != len(values):
         raise SweepError(f"{where}: a value is given twice")
     return Axis(position, policy, param.name, values)
+
+
+def suggested_range(param: Param) -> str:
+    """A first range to try for ``param``: up to twenty round values around its default."""
+    if param.choices:
+        return ",".join(param.choices)
+    if param.type is bool:
+        return "true,false"
+    if param.type not in (int, float):
+        return str(param.default)
+    minimum = param.minimum if param.minimum is not None else 0
+    maximum = param.maximum if param.maximum is not None else float("inf")
+    if isinstance(param.default, int | float) and param.default > 0:
+        low, high = max(minimum, param.default / 4), min(maximum, param.default * 3)
+    else:  # not set by default: from the bottom, thresholds in tokens from a thousand
+        low = max(minimum, 1000) if maximum >= 1_000_000 else minimum
+        high = min(maximum, max(low * 20, 20))
+    step = _round_step((high - low) / 20)
+    if param.type is int:
+        step = max(1, round(step))
+    low = max(minimum, low - low % step)
+    text = [_plain(low), _plain(high)]
+    return ":".join(text) if step == 1 and param.type is int else ":".join([*text, _plain(step)])
+
+
+def _round_step(step: float) -> float:
+    """1, 2 or 5 times a power of ten, at least ``step``."""
+    power = 10.0 ** math.floor(math.log10(step)) if step > 0 else 1.0
+    for mantissa in (1, 2, 5, 10):
+        if mantissa * power >= step * (1 - 1e-9):
+            return round(mantissa * power, 10)
+    return round(10 * power, 10)
+
+
+def _plain(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def sweepable(param: Param) -> bool:
+    """Whether a sweep can set this parameter: a number, a switch or a choice."""
+    return param.type in (int, float, bool) or bool(param.choices)
 
 
 def _position(entry: str, specs: Sequence[PolicySpec], where: str) -> int:
@@ -293,17 +335,19 @@ def run_sweep(
     workers = max(1, min(workers, LIMITS.max_sweep_workers, len(grid)))
     done: dict[int, Point] = {}
     cancelled = cancelled or (lambda: False)
-    # the first point runs here; the rest go to workers only when they would take longer
-    # than starting the workers does
-    started = time.perf_counter()
+    # the first points run here (the first pays for warming up, the second shows what a point
+    # takes); the rest go to workers only when they would take longer than starting them
     for index, (values, stack) in enumerate(zip(grid, stacks, strict=True)):
         if cancelled():
             break
+        started = time.perf_counter()
         done[index] = _point(job, values, stack, counter)
+        took = time.perf_counter() - started
         if progress:
             progress(len(done), len(grid))
         rest = len(grid) - len(done)
-        if index == 0 and workers > 1 and rest * (time.perf_counter() - started) > WORKER_START_SECONDS:
+        slow = took > WORKER_START_SECONDS or (index == 1 and rest * took > WORKER_START_SECONDS)
+        if workers > 1 and rest and slow:
             _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled)
             break
     finished = tuple(done[i] for i in range(len(grid)) if i in done)
@@ -351,12 +395,12 @@ def _worker_point(values: tuple, stack: list[PolicySpec]) -> Point:
 
 def _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled) -> None:
     # forkserver where there is one: the server forks each worker from a clean process (never
-    # from the app's threads) with this module already imported, so workers start in
-    # milliseconds; spawn elsewhere
+    # from the app's threads) with the engine and the main module (the app, under streamlit)
+    # imported once, so workers start in milliseconds; spawn elsewhere
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
-        context.set_forkserver_preload(["playground.sweep", "playground.metrics"])
+        context.set_forkserver_preload(["__main__", "playground.sweep", "playground.metrics"])
     pool = ProcessPoolExecutor(workers, context, initializer=_start_worker, initargs=(job, counter.known()))
     try:
         pending: dict[Future, int] = {

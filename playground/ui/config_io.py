@@ -10,7 +10,7 @@ from playground.cost import Pricing
 from playground.export import TARGETS, ExportError, export
 from playground.must_keep import MustKeep
 from playground.replay import Settings
-from playground.ui import stack_editor, summarizer_panel
+from playground.ui import candidates_panel, stack_editor, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
@@ -19,6 +19,7 @@ def current_config(
     specs: list[PolicySpec], settings: Settings, pricing: Pricing, must_keep: tuple[MustKeep, ...]
 ) -> Config:
     return Config(
+        candidates=tuple(candidates_panel.candidates()),
         model=settings.model,
         context_window=settings.context_window,
         stack=specs,
@@ -63,7 +64,10 @@ def import_box(box: DeltaGenerator) -> None:
     st.session_state["cache_rule"] = config.pricing.cache
     st.session_state["must_keep_text"] = "\n".join(fact.text for fact in config.must_keep)
     summarizer_panel.load(config.summarizer)
-    box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies.")
+    if config.candidates:
+        candidates_panel.replace_all(list(config.candidates))
+    held = f" and {len(config.candidates)} candidates" if config.candidates else ""
+    box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies{held}.")
 
 
 def downloads(config: Config, turns_csv: str, session_name: str) -> None:

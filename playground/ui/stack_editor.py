@@ -52,6 +52,19 @@ def replace_stack(specs: list[PolicySpec], kind: str, name: str) -> None:
     st.session_state["stack_epoch"] += 1
 
 
+def set_param(entry_id: int, name: str, value: Any) -> bool:
+    """Set one parameter of the entry ``entry_id`` and its widget (from a callback, before the
+    widgets are drawn); False when the stack no longer holds that entry."""
+    for entry in st.session_state["stack"]:
+        if entry["id"] == entry_id:
+            declared = {p.name: p for p in POLICY_TYPES[entry["name"]].params}
+            entry["params"][name] = value
+            st.session_state[_widget_key(entry_id, name)] = _to_widget(declared[name], value)
+            st.session_state[f"panel_open_{entry_id}"] = True  # show the user what changed
+            return True
+    return False
+
+
 def specs() -> list[PolicySpec]:
     """The stack as specs: only the parameters given or changed from their defaults."""
     out = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-VIEWS = ("Charts", "Side by side", "Events", "Export")  # the result tabs, key "view"
+VIEWS = ("Charts", "Compare", "Sweep", "Side by side", "Events", "Export")  # the result tabs, key "view"
 
 DEFAULTS = {
     "model": "gpt-4o",
@@ -21,6 +21,11 @@ DEFAULTS = {
     "price_as": "",  # price as this model; "" is the model's own
     "cache_rule": "auto",  # the prompt-cache rule pricing uses; auto is the provider's
     "must_keep_text": "",  # the declared must-keep facts, one per line
+    "candidates": [],  # saved stacks to compare: {id, name, stack, colour} (ui.candidates_panel)
+    "next_candidate_id": 0,
+    "candidate_new_name": "",
+    "candidate_error": None,
+    "sweep_job": None,  # the sweep running or last run for this browser (ui.sweep_view)
 }
 
 

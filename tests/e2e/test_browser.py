@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from playground.cli import main as cli
@@ -267,8 +268,16 @@ def test_message_text_in_side_by_side_reads_character_for_character(page, tmp_pa
 
 
 def _choose(page, label: str, option: str) -> None:
-    page.get_by_test_id("stSelectbox").filter(has_text=label).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    box = page.get_by_test_id("stSelectbox").filter(has_text=label)
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for _ in range(3):  # a click that lands while a rerun redraws the box leaves it shut: again
+        box.click()
+        try:
+            wanted.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    wanted.click()
     idle(page)
 
 
@@ -421,3 +430,103 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
         middleware.strip().startswith("SummarizationMiddleware(") and 'trigger=("tokens", 4000)' in middleware
     )
     compile(text, str(path), "exec")
+
+
+# each line of the compare view's context-tokens chart: name -> its y values
+COMPARE_LINES = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    p => p.layout && p.layout.title && p.layout.title.text.includes('Context tokens per turn'));
+  if (!plot || !plot._fullData) return null;
+  return Object.fromEntries(plot._fullData.map(t => [t.name, Array.from(t.y)]));
+}"""
+
+
+def test_save_two_candidates_and_compare_them_on_the_chart_and_the_table(page):
+    page.get_by_role("button", name="Save the stack as a candidate").click()
+    idle(page)
+    expect(page.locator(".st-key-candidate_0 input")).to_have_value("pyagentic recommended")
+    _choose(page, "Add a built-in stack as a candidate", "Playground · Cache-friendly (batched eviction)")
+    page.get_by_role("tab", name="Compare").click()
+    idle(page)
+    page.wait_for_function(f"() => ({COMPARE_LINES})() !== null")
+    lines = page.evaluate(COMPARE_LINES)
+    default = replay_frame(LEAVE, DEFAULT_STACK)
+    batched = replay_frame(
+        LEAVE,
+        "stack: [ToolOutputClipPolicy: {max_chars: 8000}, "
+        "ToolEvictionPolicy: {keep_last_n: 5, min_freed_tokens: 5000}, "
+        "CompactionPolicy: {max_input_tokens: 80000}]",
+    )
+    assert set(lines) == {
+        "raw history",
+        "stack being edited",
+        "pyagentic recommended",
+        "Cache-friendly (batched eviction)",
+    }
+    assert lines["pyagentic recommended"] == list(default["context_tokens"])
+    assert lines["Cache-friendly (batched eviction)"] == list(batched["context_tokens"])
+    assert lines["raw history"] == list(default["raw_tokens"])
+    table = page.locator(".st-key-compare_table table")
+    headers = table.locator("thead th").all_inner_texts()
+    assert "pyagentic recommended (baseline)" in headers and "Cache-friendly (batched eviction)" in headers
+    row = table.locator("tbody tr").filter(has_text="input tokens billed")
+    cells = row.locator("td").all_inner_texts()
+    billed = int(default["context_tokens"].sum()), int(batched["context_tokens"].sum())
+    delta = billed[1] - billed[0]
+    assert cells[1] == f"{billed[0]:,}" and cells[2] == f"{billed[1]:,} (+{delta:,})"
+    # the fewest tokens billed is marked best in its row (the stack being edited ties with its copy)
+    weights = row.locator("td").evaluate_all("(tds) => tds.map(td => getComputedStyle(td).fontWeight)")
+    assert weights == ["600", "600", "400"]
+    page.get_by_role("button", name="Load Cache-friendly (batched eviction)").click()
+    idle(page)
+    expect(page.get_by_text("From candidate Cache-friendly (batched eviction)")).to_be_visible()
+    wait_for_metric(page, "Input tokens billed", f"{billed[1]:,}")
+
+
+# where the point of a sweep chart whose hover names ``label`` is drawn, in page pixels
+SWEEP_POINT = """(label) => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    p => p.layout && p.layout.title && p.layout.title.text.includes(' against '));
+  if (!plot || !plot._fullData) return null;
+  for (const trace of plot._fullData) {
+    if (!trace.text || trace.mode !== 'markers') continue;
+    const i = Array.from(trace.text).indexOf(label);
+    if (i < 0) continue;
+    const box = plot.getBoundingClientRect(), xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+    return {x: box.left + xa._offset + xa.l2p(trace.x[i]), y: box.top + ya._offset + ya.l2p(trace.y[i]),
+            trace: trace.name};
+  }
+  return null;
+}"""
+
+
+def test_sweep_keep_last_n_and_click_a_front_point_to_load_it(page):
+    page.get_by_role("tab", name="Sweep").click()
+    idle(page)
+    expect(page.get_by_role("button", name=re.compile("Run the sweep"))).to_be_visible()
+    _choose(page, "Policy to sweep", "2. ToolEvictionPolicy")
+    values = page.get_by_test_id("stTextInput").filter(has_text="Values").locator("input")
+    values.fill("1:15")
+    values.press("Enter")
+    idle(page)
+    page.get_by_role("button", name="Run the sweep (15 points)").click()
+    expect(page.get_by_text("15 points in")).to_be_visible(timeout=120_000)
+    idle(page)
+    chart = page.locator(".st-key-sweep_chart")
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({SWEEP_POINT})('2.keep_last_n = 2') !== null")
+    point = page.evaluate(f"({SWEEP_POINT})('2.keep_last_n = 2')")
+    assert point["trace"] == "on the front"  # fewer results kept: cheaper, and more facts lost
+    assert page.evaluate(f"({SWEEP_POINT})('2.keep_last_n = 8')")["trace"] == "dominated"
+    page.mouse.move(point["x"], point["y"])
+    page.mouse.click(point["x"], point["y"])
+    idle(page)
+    expect(page.get_by_text("Loaded keep_last_n = 2 into the editor.")).to_be_visible()
+    slider = page.get_by_test_id("stSlider").filter(has_text="keep_last_n")
+    expect(slider.get_by_role("slider")).to_have_attribute("aria-valuetext", "2")
+    expected = replay_figures(
+        LEAVE,
+        "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 2}, "
+        "CompactionPolicy: {max_input_tokens: 80000}]",
+    )
+    wait_for_metric(page, "Input tokens billed", f"{expected['billed_context_tokens']:,}")

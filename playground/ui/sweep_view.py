@@ -1,0 +1,251 @@
+"""The Sweep tab: one parameter (or two, a grid) over a range, each point a replay, plotted
+as cost against loss with the front drawn; a click on a point loads its values.
+
+The sweep runs on a thread of its own (its points in worker processes), so the page stays
+usable while it runs: a fragment polls its progress and offers Cancel."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+import streamlit as st
+
+from playground.compare_charts import sweep_chart
+from playground.cost import Pricing
+from playground.limits import LIMITS
+from playground.must_keep import MustKeep
+from playground.replay import Settings
+from playground.session import Session
+from playground.sweep import (
+    COST_AXES,
+    LOSS_AXES,
+    Axis,
+    Sweep,
+    SweepError,
+    axis,
+    default_workers,
+    points,
+    run_sweep,
+    suggested_range,
+    sweepable,
+)
+from playground.ui import cache, stack_editor, summarizer_panel
+from playground.ui.text import escape_markdown
+from policies.registry import POLICY_TYPES, PolicySpec
+
+log = logging.getLogger(__name__)
+_RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
+
+
+@dataclass
+class SweepJob:
+    """A sweep of this browser's, running or finished; read by the page, written by its thread."""
+
+    axes: tuple[Axis, ...]
+    entry_ids: tuple[int, ...]  # the stack entry of each axis, to load a point's values into
+    planned: int
+    done: int = 0
+    result: Sweep | None = None
+    error: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def running(self) -> bool:
+        return self.finished is None
+
+
+def _sweep_on_thread(job: SweepJob, session: Session, specs, settings, pricing, facts, api_key) -> None:
+    try:
+        job.result = run_sweep(
+            session,
+            specs,
+            job.axes,
+            settings,
+            pricing,
+            facts,
+            counter=cache.counter_for(settings.model),
+            workers=default_workers(),
+            api_key=api_key,
+            hosted=True,
+            progress=lambda done, planned: setattr(job, "done", done),
+            cancelled=job.cancel.is_set,
+        )
+    except SweepError as error:
+        job.error = str(error)
+    except Exception:  # never a traceback on the page; the server's log has it
+        log.exception("sweep failed")
+        job.error = "The sweep stopped on an internal error (the server log has the details)."
+    finally:
+        job.finished = time.monotonic()
+        _RUNNING.release()
+
+
+def _axis_picker(stack: list[dict], n: int, column) -> tuple[Axis, int] | None:
+    """Entry, parameter and values of axis ``n``; None (having said why) when they do not parse."""
+    choices = [
+        (position, entry)
+        for position, entry in enumerate(stack, start=1)
+        if entry["enabled"] and any(sweepable(p) for p in POLICY_TYPES[entry["name"]].params)
+    ]
+    if not choices:
+        column.info("No enabled policy in the stack has a number, a switch or a choice to sweep.")
+        return None
+    position, entry = column.selectbox(
+        "Policy to sweep", choices, format_func=lambda c: f"{c[0]}. {c[1]['name']}", key=f"sweep_entry_{n}"
+    )
+    params = [p for p in POLICY_TYPES[entry["name"]].params if sweepable(p)]
+    param = column.selectbox(
+        "Parameter to sweep", params, format_func=lambda p: p.name, key=f"sweep_param_{n}_{entry['id']}"
+    )
+    written = column.text_input(
+        "Values",
+        value=suggested_range(param),
+        key=f"sweep_values_{n}_{entry['id']}_{param.name}",
+        help="START:END (whole numbers, step 1), START:END:STEP, or a list: a,b,c.",
+    )
+    try:
+        return axis(position, entry["name"], param, written, f"{param.name}={written}"), entry["id"]
+    except SweepError as error:
+        column.error(escape_markdown(str(error)))
+        return None
+
+
+def show(
+    session: Session,
+    specs: list[PolicySpec],
+    settings: Settings,
+    pricing: Pricing,
+    facts: tuple[MustKeep, ...],
+) -> None:
+    st.caption(
+        "Replays the stack at every value of a parameter (two for a grid) and plots what each point "
+        "costs against what it loses; the front holds the points no other beats on both. "
+        "Click a point to load its values into the editor."
+    )
+    stack = st.session_state["stack"]
+    first, second = st.columns(2)
+    picked = [_axis_picker(stack, 0, first)]
+    if second.toggle("A second parameter (a grid)", key="sweep_grid"):
+        picked.append(_axis_picker(stack, 1, second))
+    loss = st.radio(
+        "Loss",
+        list(LOSS_AXES),
+        format_func=LOSS_AXES.get,
+        horizontal=True,
+        key="sweep_loss",
+        help="What the front weighs the cost against.",
+    )
+    job: SweepJob | None = st.session_state["sweep_job"]
+    ready = all(p is not None for p in picked)
+    planned = None
+    if ready:
+        try:
+            planned = len(points([p[0] for p in picked]))
+        except SweepError as error:
+            st.error(escape_markdown(str(error)))
+    start = st.button(
+        f"Run the sweep ({planned} points)" if planned else "Run the sweep",
+        type="primary",
+        disabled=planned is None or (job is not None and job.running),
+        key="sweep_run",
+    )
+    if start and planned:
+        if not _RUNNING.acquire(blocking=False):
+            st.warning("The server is running as many sweeps as it allows; try again in a moment.")
+        else:
+            axes = tuple(p[0] for p in picked)
+            job = SweepJob(axes, tuple(p[1] for p in picked), planned)
+            st.session_state["sweep_job"] = job
+            args = (job, session, list(specs), settings, pricing, facts, summarizer_panel.api_key())
+            threading.Thread(target=_sweep_on_thread, args=args, daemon=True, name="sweep").start()
+    if job is not None:
+        _progress(job)
+        if not job.running:
+            _results(job, loss)
+
+
+def _progress(job: SweepJob) -> None:
+    @st.fragment(run_every=0.5 if job.running else None)
+    def poll() -> None:
+        if not job.running:
+            if job.finished and time.monotonic() - job.finished < 1.5:
+                st.rerun(scope="app")  # draw the results as soon as they are in
+            return
+        elapsed = time.monotonic() - job.started
+        st.progress(job.done / job.planned, text=f"{job.done} of {job.planned} points, {elapsed:.0f} s")
+        st.button("Cancel", on_click=job.cancel.set, key="sweep_cancel")
+
+    poll()
+
+
+def _results(job: SweepJob, loss: str) -> None:
+    if job.error:
+        st.error(escape_markdown(job.error))
+        return
+    sweep = job.result
+    if sweep is None:
+        return
+    took = (job.finished or job.started) - job.started
+    if not sweep.complete:
+        st.warning(f"Cancelled: {len(sweep.points)} of {sweep.planned} points ran ({took:.1f} s).")
+    else:
+        st.caption(f"{sweep.planned} points in {took:.1f} s.")
+    if not sweep.points:
+        return
+    st.plotly_chart(
+        sweep_chart(sweep, loss),
+        width="stretch",
+        key="sweep_chart",
+        on_select=_load_point,
+        selection_mode="points",
+    )
+    if st.session_state.get("sweep_loaded"):
+        st.success(escape_markdown(st.session_state["sweep_loaded"]))
+    cost = sweep.cost_axis()
+    rows = pd.DataFrame(sweep.rows(loss))
+    columns = [a.label for a in sweep.axes] + [
+        cost,
+        loss,
+        "turns_with_violations",
+        "on_front",
+        "invalid",
+        "error",
+    ]
+    st.dataframe(
+        rows[columns].rename(columns={cost: COST_AXES[cost], loss: LOSS_AXES[loss]}),
+        hide_index=True,
+        width="stretch",
+        key="sweep_table",
+    )
+
+
+def _load_point() -> None:
+    """A click on a point sets its values in the editor (the stack entries swept, by id)."""
+    job: SweepJob | None = st.session_state["sweep_job"]
+    selection = st.session_state["sweep_chart"].selection
+    index = next(
+        (_index(p.get("customdata")) for p in selection.points if p.get("customdata") is not None), None
+    )
+    if job is None or job.result is None or index is None or index >= len(job.result.points):
+        return
+    point = job.result.points[index]
+    loaded = []
+    for ax, entry_id, value in zip(job.axes, job.entry_ids, point.values, strict=True):
+        if stack_editor.set_param(entry_id, ax.param, value):
+            loaded.append(f"{ax.param} = {value}")
+    st.session_state["sweep_loaded"] = (
+        f"Loaded {', '.join(loaded)} into the editor."
+        if loaded
+        else "The policies swept are no longer in the stack."
+    )
+
+
+def _index(customdata) -> int | None:
+    value = customdata[0] if isinstance(customdata, list | tuple) and customdata else customdata
+    return int(value) if isinstance(value, int | float) else None
