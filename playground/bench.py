@@ -262,3 +262,63 @@ def redraw(n_messages: int, out: Callable[[str], None], moves: int = 6) -> dict:
         f"slider move (new replay) median {median(times):.3f} s, back to a cached value {again:.3f} s"
     )
     return figures
+
+
+def sweep(n_messages: int, out: Callable[[str], None], points: int = 30, workers: int = 2) -> dict:
+    """Wall seconds of a ``points``-point sweep of keep_last_n on an ``n_messages`` session, in
+    ``workers`` processes, against the same points replayed one after another in one."""
+    from playground.presets import PRESETS
+    from playground.sweep import parse_axis, run_sweep
+
+    session = synthetic_session(n_messages)
+    stack = list(PRESETS["pyagentic recommended"])
+    axis = parse_axis(f"2.keep_last_n=1:{points}", stack)
+    settings = Settings()
+
+    def wall(n: int) -> tuple[float, int]:
+        start = time.perf_counter()
+        done = run_sweep(session, stack, [axis], settings, workers=n)
+        return time.perf_counter() - start, done.processes
+
+    wall(1)  # warm: imports, the forkserver's first start
+    sequential, _ = wall(1)
+    parallel, processes = wall(workers)
+    ratio = parallel / (sequential / workers)
+    how = "in worker processes" if processes > 1 else "in one process: too little work to start workers"
+    out(
+        f"sweep of {points} points on {len(session.messages)} messages: {sequential:.2f} s in one process, "
+        f"{parallel:.2f} s offered {workers} workers, {how} ({ratio:.2f}x sequential/{workers}; target <= 3x)"
+    )
+    return {"sweep_sequential_s": round(sequential, 3), "sweep_parallel_s": round(parallel, 3)}
+
+
+def compare_redraw(out: Callable[[str], None], path: str, candidates: int = 6, moves: int = 5) -> dict:
+    """Server-side seconds the Compare tab takes to redraw after a parameter change with
+    ``candidates`` candidates on the session at ``path`` (the browser's drawing comes on top)."""
+    from pathlib import Path
+    from statistics import median
+
+    from streamlit.testing.v1 import AppTest
+
+    from playground.presets import PRESETS
+
+    app = Path(__file__).parents[1] / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=300).run()
+    file = Path(path)
+    at.file_uploader(key="session_uploads").set_value((file.name, file.read_bytes(), "application/json"))
+    at.run()
+    for name in [n for n in PRESETS if PRESETS[n]][:candidates]:
+        at.selectbox(key="candidate_preset").set_value(name).run()
+    at.session_state["view"] = "Compare"
+    first = _timed(at.run)
+    eviction = next(e["id"] for e in at.session_state["stack"] if e["name"] == "ToolEvictionPolicy")
+    times = []
+    for k in range(moves):  # each value new: the edited stack replays, the candidates come from the cache
+        at.slider(key=f"param_{eviction}_keep_last_n").set_value(6 + k)
+        times.append(_timed(at.run))
+    held = len(at.session_state["candidates"])
+    out(
+        f"compare of {held} candidates on {file.name}: first draw {first:.3f} s, after a parameter "
+        f"change median {median(times):.3f} s (server side)"
+    )
+    return {"compare_first_s": round(first, 3), "compare_redraw_s": round(median(times), 3)}

@@ -136,6 +136,23 @@ def _parser() -> argparse.ArgumentParser:
         help="also time the app's rerun after a slider move on an N-message session",
     )
     bench.add_argument(
+        "--sweep-points",
+        type=int,
+        default=30,
+        metavar="N",
+        help="time an N-point sweep on a 300-message session, 1 and 2 workers (0: skip)",
+    )
+    bench.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="also time the Compare tab's redraw with 6 candidates on FILE after a parameter change",
+    )
+    bench.add_argument(
+        "--browser-compare",
+        metavar="FILE",
+        help="time the same redraw in Chromium, as a user sees it (needs the test extra and chromium)",
+    )
+    bench.add_argument(
         "--startup",
         metavar="FILE",
         help="also time the CLI's replay of FILE against starting the interpreter and the encoder",
@@ -442,6 +459,18 @@ def _bench(args: argparse.Namespace) -> int:
         from playground.bench import redraw
 
         redraw(args.redraw, print)
+    if args.sweep_points:
+        from playground.bench import sweep
+
+        sweep(300, print, points=args.sweep_points)
+    if args.compare:
+        from playground.bench import compare_redraw
+
+        compare_redraw(print, args.compare)
+    if args.browser_compare:
+        from playground.bench_browser import compare_redraw as in_chromium
+
+        in_chromium(args.browser_compare, print)
     if args.startup:
         from playground.bench import startup
 

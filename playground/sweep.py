@@ -262,6 +262,7 @@ class Sweep:
     axes: tuple[Axis, ...]
     points: tuple[Point, ...]  # in grid order; fewer than the grid when cancelled
     planned: int
+    processes: int = 1  # 1: every point ran in the calling process
 
     @property
     def complete(self) -> bool:
@@ -334,6 +335,7 @@ def run_sweep(
     stacks = [stack_at(specs, axes, values) for values in grid]
     workers = max(1, min(workers, LIMITS.max_sweep_workers, len(grid)))
     done: dict[int, Point] = {}
+    processes = 1
     cancelled = cancelled or (lambda: False)
     # the first points run here (the first pays for warming up, the second shows what a point
     # takes); the rest go to workers only when they would take longer than starting them
@@ -348,10 +350,11 @@ def run_sweep(
         rest = len(grid) - len(done)
         slow = took > WORKER_START_SECONDS or (index == 1 and rest * took > WORKER_START_SECONDS)
         if workers > 1 and rest and slow:
+            processes = workers
             _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled)
             break
     finished = tuple(done[i] for i in range(len(grid)) if i in done)
-    return Sweep(tuple(axes), finished, len(grid))
+    return Sweep(tuple(axes), finished, len(grid), processes)
 
 
 @dataclass(frozen=True)

@@ -13,15 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from playground.bench_browser import CHROMIUM_ARGS
+
 ROOT = Path(__file__).parents[2]
 SERVER_KEY = "sk-e2e-server-environment-key-0123456789"  # the served app's OPENAI_API_KEY
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def _chromium() -> str | None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
+from playground.bench_browser import choose, idle
 from playground.cli import main as cli
 from playground.config import load_config, parse_config
 from playground.formats import read_path
@@ -36,12 +36,6 @@ def metric(page, label: str):
 
 def wait_for_metric(page, label: str, value: str) -> None:
     expect(metric(page, label)).to_have_text(value, timeout=30_000)
-
-
-def idle(page) -> None:
-    """Wait until streamlit has finished the rerun the last action started."""
-    page.wait_for_timeout(300)
-    page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=30_000)
 
 
 def upload(page, label: str, path: Path) -> None:
@@ -267,18 +261,7 @@ def test_message_text_in_side_by_side_reads_character_for_character(page, tmp_pa
     assert card.locator(".body *, details > div *").count() == 0  # text only: no markdown made of it
 
 
-def _choose(page, label: str, option: str) -> None:
-    box = page.get_by_test_id("stSelectbox").filter(has_text=label)
-    wanted = page.get_by_role("option", name=option, exact=True)
-    for _ in range(3):  # a click that lands while a rerun redraws the box leaves it shut: again
-        box.click()
-        try:
-            wanted.wait_for(timeout=5_000)
-            break
-        except PlaywrightTimeout:
-            page.keyboard.press("Escape")
-    wanted.click()
-    idle(page)
+_choose = choose
 
 
 # where the first cache-break marker of the cost chart is drawn, in page pixels

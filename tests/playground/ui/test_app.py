@@ -446,3 +446,64 @@ def test_the_editor_says_how_each_policy_lives_on_and_offers_the_choices_a_frame
     assert not at.exception and not at.error
     assert any(c.startswith("Persistent: rewrites the stored history") for c in (c.value for c in at.caption))
     assert at.selectbox(key=f"param_{clear}_flavour").options == ["anthropic", "langchain"]
+
+
+def candidate_names(at: AppTest) -> list[str]:
+    return [c["name"] for c in at.session_state["candidates"]]
+
+
+def test_candidates_are_saved_renamed_removed_and_exported_with_the_config():
+    at = start()
+    at.button(key="candidate_save").click().run()
+    at.selectbox(key="candidate_preset").set_value("Sliding window of 50").run()
+    assert candidate_names(at) == ["pyagentic recommended", "Sliding window of 50"]
+    first, second = (c["id"] for c in at.session_state["candidates"])
+    at.text_input(key=f"candidate_name_{second}").set_value("pyagentic recommended").run()
+    assert "There is already a candidate 'pyagentic recommended'." in [text(w) for w in at.warning]
+    assert candidate_names(at)[1] == "Sliding window of 50"  # refused: the name stays
+    at.text_input(key=f"candidate_name_{second}").set_value("window").run()
+    assert candidate_names(at) == ["pyagentic recommended", "window"]
+    colours = [c["colour"] for c in at.session_state["candidates"]]
+    assert len(set(colours)) == 2
+    view(at, "Export")
+    export = next(c.value for c in at.code if "version: 1" in c.value)
+    assert "candidates:\n- name: pyagentic recommended\n" in export and "- name: window\n" in export
+    at.button(key=f"candidate_remove_{first}").click().run()
+    assert candidate_names(at) == ["window"]
+    assert not at.exception
+
+
+def test_an_imported_config_brings_its_candidates_and_compare_shows_them():
+    at = start()
+    config = (
+        b"version: 1\nstack: [SlidingWindowPolicy]\ncandidates:\n"
+        b"- name: short window\n  stack: [{SlidingWindowPolicy: {max_messages: 6}}]\n"
+        b"- name: raw\n  stack: []\n"
+    )
+    at.file_uploader(key="config_upload").set_value(("two.yaml", config, "application/x-yaml")).run()
+    assert candidate_names(at) == ["short window", "raw"]
+    assert any("2 candidates" in s.value for s in at.success)
+    view(at, "Compare")
+    assert not at.exception and not at.error
+    table = at.table[0].value
+    assert list(table.columns) == ["stack being edited", "short window (baseline)", "raw"]
+    assert table.loc["cost saved against raw history (%)", "raw"].startswith("0")
+
+
+def test_a_sweep_runs_on_its_thread_and_its_point_loads_into_the_editor():
+    import time
+
+    at = start()
+    view(at, "Sweep")
+    eviction = entry_id(at, "ToolEvictionPolicy")
+    at.selectbox(key="sweep_entry_0").select_index(1).run()
+    at.text_input(key=f"sweep_values_0_{eviction}_keep_last_n").set_value("1:4").run()
+    at.button(key="sweep_run").click().run()
+    job = at.session_state["sweep_job"]
+    deadline = time.monotonic() + 60
+    while job.running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    at.run()
+    assert not at.exception and job.error is None
+    assert [p.values for p in job.result.points] == [(1,), (2,), (3,), (4,)]
+    assert any("4 points in" in c.value for c in at.caption)
