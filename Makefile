@@ -11,7 +11,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,parity]'
+	$(BIN)/python -m pip install --quiet -e '.[test,parity,dask]'
 	touch $@
 
 run: setup

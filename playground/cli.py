@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from playground.caching import RULES
 from playground.compare_cli import add_commands as add_compare_commands
-from playground.compare_cli import run_compare, run_sweep_command
+from playground.compare_cli import add_corpus_command, run_compare, run_corpus_command, run_sweep_command
 from playground.config import Config, ConfigError, load_config
+from playground.corpus import CorpusError
 from playground.endpoints import EndpointError, choose_key
 from playground.export import TARGETS, ExportError, export
 from playground.formats import read_path
@@ -167,6 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--preset", action="store_true", help="CONFIG names a built-in preset")
     exp.add_argument("-o", "--output", help="write to this file (default: stdout)")
     add_compare_commands(commands)
+    add_corpus_command(commands)
     return parser
 
 
@@ -187,6 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_compare(args)
         if args.command == "sweep":
             return run_sweep_command(args)
+        if args.command == "corpus":
+            return run_corpus_command(args)
         return _bench(args)
     except (
         TranscriptError,
@@ -198,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         MustKeepError,
         ExportError,
         SweepError,
+        CorpusError,
     ) as error:
         print(f"playground: {printable(str(error))}", file=sys.stderr)
         return 2

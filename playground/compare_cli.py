@@ -232,3 +232,125 @@ def _write_rows(args: argparse.Namespace, rows: list[dict], document: dict) -> N
         import pandas as pd
 
         _write(args.csv, lambda out: pd.DataFrame(rows).to_csv(out, index=False))
+
+
+def add_corpus_command(commands: Any) -> None:
+    cor = commands.add_parser("corpus", help="replay every session of many files under one or more stacks")
+    cor.add_argument(
+        "paths", nargs="+", metavar="PATH", help="files, directories (recursively) or .zip archives"
+    )
+    cor.add_argument(
+        "--config",
+        action="append",
+        metavar="STACK",
+        help="a config file (its candidates:, or its stack) or a preset's name; repeat to compare "
+        "(deltas against the first); default: pyagentic's recommended stack",
+    )
+    cor.add_argument("--model", help="model (tokenizer, prices); overrides the first config's")
+    cor.add_argument(
+        "--workers", type=int, default=default_workers(), help="worker processes (default: cores)"
+    )
+    cor.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="run on this Dask cluster instead")
+    cor.add_argument("--out", default="corpus-results", help="directory for the Parquet results")
+    cor.add_argument("--resume", action="store_true", help="keep what an earlier run finished, run the rest")
+    cor.add_argument("--json", metavar="OUT", help="write the per-stack summary and worst sessions as JSON")
+
+
+def run_corpus_command(args: argparse.Namespace) -> int:
+    from playground.cli import DEFAULT_PRESET, UsageError, printable
+    from playground.corpus import Job, deltas, read_sessions, run_corpus, sources, summary, worst
+
+    written = args.config or [DEFAULT_PRESET]
+    config, stacks = candidates_of(written, args.model)
+    # the command that replays one session alone names the stack as it was given
+    origins = (
+        dict(zip([s.name for s in stacks], written, strict=False)) if len(stacks) == len(written) else {}
+    )
+    if not 1 <= args.workers <= LIMITS.max_sweep_workers:
+        raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
+    found, passed = sources(args.paths)
+    for label, reason in passed:
+        print(f"playground: passed over {printable(label)}: {printable(reason)}", file=sys.stderr)
+    if not found:
+        raise UsageError("no transcripts found under " + ", ".join(args.paths))
+    job = Job(tuple(stacks), config.settings, config.pricing, config.must_keep)
+    tty = sys.stderr.isatty()
+    figures = run_corpus(
+        found,
+        job,
+        args.out,
+        workers=args.workers,
+        resume=args.resume,
+        scheduler=args.scheduler,
+        progress=_corpus_progress if tty else None,
+    )
+    if tty:
+        print(file=sys.stderr)
+    frame = read_sessions(args.out)
+    names = [s.name for s in stacks]
+    ran = f"{figures.done} ran in {figures.seconds:.1f} s" + (
+        f", {figures.skipped} kept from before" if figures.skipped else ""
+    )
+    print(f"{len(found)} files ({ran}); results in {printable(args.out)}/sessions and /turns (Parquet)")
+    failed = frame[frame["error"] != ""]
+    for row in failed.itertuples():
+        print(f"unreadable or failed: {printable(row.error)}")
+    table = summary(frame, names)
+    print(table.to_string(index=False, na_rep="-"))
+    report: dict[str, Any] = {"summary": table.to_dict(orient="records"), "worst": {}}
+    for name in names:
+        for title, rows in worst(frame, name):
+            if rows.empty:
+                continue
+            print(f"\n{printable(name)}: {title}")
+            for row in rows.itertuples():
+                print(
+                    f"  {printable(row.session)}: {int(row.distinct_facts_lost)} facts lost, "
+                    f"saved ${row.saved_usd:.4f}  ->  {printable(_replay_command(row, origins.get(name)))}"
+                )
+            report["worst"].setdefault(name, {})[title] = rows.to_dict(orient="records")
+    if len(names) > 1:
+        changes = deltas(frame, names)
+        for name in names[1:]:
+            own = changes[changes["stack"] == name]
+            print(
+                f"\n{printable(name)} against {printable(names[0])}: cost per session median "
+                f"{own['delta_cost_usd'].median():+.4f} $, higher on {(own['delta_cost_usd'] > 0).sum()} of "
+                f"{len(own)}; facts lost median {own['delta_distinct_facts_lost'].median():+.1f}, more on "
+                f"{(own['delta_distinct_facts_lost'] > 0).sum()}"
+            )
+        report["deltas"] = changes.to_dict(orient="records")
+    if args.json:
+        from playground.cli import _plain, _write
+
+        _write(args.json, lambda out: json.dump(report, out, indent=2, default=_plain))
+    return 0
+
+
+def _replay_command(row: Any, origin: str | None) -> str:
+    stack = ""
+    if origin in PRESETS:
+        stack = f' --preset "{origin}"'
+    elif origin:
+        stack = f" --config {origin}"
+    archive, _, member = str(row.source).partition(".zip:")
+    if member:  # the CLI reads files: take the member out of the archive first
+        return (
+            f"unzip {archive}.zip {member} && playground replay {member} --session {row.session_index}{stack}"
+        )
+    return f"playground replay {row.source} --session {row.session_index}{stack}"
+
+
+def _corpus_progress(figures: Any) -> None:
+    width = 30
+    total = figures.units - figures.skipped
+    filled = width * figures.done // max(total, 1)
+    rate = figures.done / figures.seconds if figures.seconds else 0.0
+    eta = (total - figures.done) / rate if rate else 0.0
+    print(
+        f"\rcorpus [{'#' * filled}{'.' * (width - filled)}] {figures.done}/{total} files, "
+        f"{rate:.1f}/s, ETA {eta:.0f} s",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )

@@ -46,6 +46,7 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_sweep_points: int = _limit(400, "points in one sweep (each is a whole replay)")
     max_sweep_workers: int = _limit(8, "worker processes one sweep may start")
     max_running_sweeps: int = _limit(2, "sweeps the app runs at once, all browsers together")
+    max_corpus_files: int = _limit(100_000, "transcripts in one corpus run (files and zip members)")
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:

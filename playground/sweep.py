@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import multiprocessing
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from typing import Any
 from playground.cost import Pricing
 from playground.limits import LIMITS, LimitError, over
 from playground.must_keep import MustKeep
+from playground.processes import process_context
 from playground.replay import Settings, replay
 from playground.session import Session
 from playground.summarizers import SummarizerError
@@ -397,14 +397,9 @@ def _worker_point(values: tuple, stack: list[PolicySpec]) -> Point:
 
 
 def _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled) -> None:
-    # forkserver where there is one: the server forks each worker from a clean process (never
-    # from the app's threads) with the engine and the main module (the app, under streamlit)
-    # imported once, so workers start in milliseconds; spawn elsewhere
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload(["__main__", "playground.sweep", "playground.metrics"])
-    pool = ProcessPoolExecutor(workers, context, initializer=_start_worker, initargs=(job, counter.known()))
+    pool = ProcessPoolExecutor(
+        workers, process_context(), initializer=_start_worker, initargs=(job, counter.known())
+    )
     try:
         pending: dict[Future, int] = {
             pool.submit(_worker_point, values, stack): index
