@@ -450,6 +450,8 @@ def test_save_two_candidates_and_compare_them_on_the_chart_and_the_table(page):
     assert lines["Cache-friendly (batched eviction)"] == list(batched["context_tokens"])
     assert lines["raw history"] == list(default["raw_tokens"])
     table = page.locator(".st-key-compare_table table")
+    # the table is drawn after the chart: wait for it before reading it
+    expect(table.locator("thead")).to_contain_text("Cache-friendly (batched eviction)")
     headers = table.locator("thead th").all_inner_texts()
     assert "pyagentic recommended (baseline)" in headers and "Cache-friendly (batched eviction)" in headers
     row = table.locator("tbody tr").filter(has_text="input tokens billed")
