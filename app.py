@@ -14,6 +14,7 @@ from playground.ui import (
     candidates_panel,
     compare_view,
     config_io,
+    corpus_view,
     events,
     figures,
     layout,
@@ -96,7 +97,7 @@ def main() -> None:
         figures.policy_notices(replayed)
         # only the open view runs and is sent: the page draws 8 charts, not every view at once
         tabs = st.tabs(state.VIEWS, key="view", on_change="rerun")
-        charts_tab, compare_tab, sweep_tab, side_tab, events_tab, export_tab = tabs
+        charts_tab, compare_tab, sweep_tab, corpus_tab, side_tab, events_tab, export_tab = tabs
         if charts_tab.open:
             with charts_tab:
                 figures.charts_view(replayed, settings.context_window, must_keep_states)
@@ -106,6 +107,16 @@ def main() -> None:
         if sweep_tab.open:
             with sweep_tab:
                 sweep_view.show(session, specs, settings, pricing, facts)
+        if corpus_tab.open:
+            with corpus_tab:
+                corpus_view.show(
+                    st.session_state["corpus_choices"],
+                    st.session_state["corpus_origin"],
+                    specs,
+                    settings,
+                    pricing,
+                    facts,
+                )
         if side_tab.open:
             with side_tab:
                 side_by_side.show(replayed)

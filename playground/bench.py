@@ -322,3 +322,62 @@ def compare_redraw(out: Callable[[str], None], path: str, candidates: int = 6, m
         f"change median {median(times):.3f} s (server side)"
     )
     return {"compare_first_s": round(first, 3), "compare_redraw_s": round(median(times), 3)}
+
+
+def corpus(n_sessions: int, out: Callable[[str], None], workers: int = 2) -> dict:
+    """Sessions per second of a corpus run of ``n_sessions`` synthetic sessions of mixed length
+    with 1 and ``workers`` processes and a Dask LocalCluster of as many, and the parent's peak
+    memory (it holds figures, not sessions) at a tenth of the corpus and at all of it."""
+    import tempfile
+    from pathlib import Path
+
+    from playground.compare import Candidate
+    from playground.corpus import Job, run_corpus, sources
+    from playground.formats.openai_chat import to_openai
+    from playground.presets import PRESETS
+
+    rng = random.Random(7)
+    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing())
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for k in range(n_sessions):
+            session = synthetic_session(rng.randint(20, 400), seed=k)
+            (root / "in" / f"{k // 100:03d}").mkdir(parents=True, exist_ok=True)
+            (root / "in" / f"{k // 100:03d}" / f"s{k:05d}.json").write_text(
+                json.dumps([to_openai(m) for m in session.messages])
+            )
+        found, _ = sources([str(root / "in")])
+
+        def rate(units, **how) -> tuple[float, float]:
+            tracemalloc.start()
+            start = time.perf_counter()
+            run_corpus(units, job, root / "out", **how)
+            seconds = time.perf_counter() - start
+            peak = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+            return len(units) / seconds, peak
+
+        one, _ = rate(found, workers=1)
+        tenth_peak = rate(found[: max(1, n_sessions // 10)], workers=workers)[1]
+        pool, peak = rate(found, workers=workers)
+        figures |= {"corpus_one_per_s": round(one, 1), f"corpus_{workers}_per_s": round(pool, 1)}
+        out(
+            f"corpus of {n_sessions:,} sessions (20 to 400 messages): {one:.1f}/s in one process, "
+            f"{pool:.1f}/s with {workers} workers ({pool / one:.2f}x); parent peak memory "
+            f"{tenth_peak:.1f} MiB at {max(1, n_sessions // 10):,} sessions, {peak:.1f} MiB at {n_sessions:,}"
+        )
+        try:
+            import distributed
+        except ImportError:
+            out("corpus on Dask: distributed is not installed (pip install -e '.[dask]')")
+            return figures
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)
+        with cluster, distributed.Client(cluster) as client:
+            dask, _ = rate(found, scheduler=client)
+        figures["corpus_dask_per_s"] = round(dask, 1)
+        out(
+            f"corpus on a Dask LocalCluster of {workers} workers: {dask:.1f}/s "
+            f"({dask / pool:.2f}x the process pool)"
+        )
+    return figures

@@ -144,6 +144,12 @@ def _parser() -> argparse.ArgumentParser:
         help="time an N-point sweep on a 300-message session, 1 and 2 workers (0: skip)",
     )
     bench.add_argument(
+        "--corpus",
+        type=int,
+        metavar="N",
+        help="time a corpus run of N synthetic sessions: 1 and 2 workers, a Dask LocalCluster",
+    )
+    bench.add_argument(
         "--compare",
         metavar="FILE",
         help="also time the Compare tab's redraw with 6 candidates on FILE after a parameter change",
@@ -468,6 +474,10 @@ def _bench(args: argparse.Namespace) -> int:
         from playground.bench import sweep
 
         sweep(300, print, points=args.sweep_points)
+    if args.corpus:
+        from playground.bench import corpus
+
+        corpus(args.corpus, print)
     if args.compare:
         from playground.bench import compare_redraw
 

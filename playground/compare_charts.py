@@ -125,3 +125,27 @@ def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
             )
         )
     return figure
+
+
+def corpus_chart(
+    frame: pd.DataFrame, stacks: Sequence[str], column: str, title: str, colours: Mapping[str, str]
+) -> go.Figure:
+    """One box per stack of ``column`` over a corpus' sessions, every session a point (its
+    name on hover): where a stack's figure sits, and which sessions stand out."""
+    figure = go.Figure()
+    for stack in stacks:
+        own = frame[frame["stack"] == stack]
+        figure.add_trace(
+            go.Box(
+                y=own[column],
+                name=plain(stack),
+                text=[plain(s) for s in own["session"]],
+                hovertemplate="%{text}: %{y}<extra></extra>",
+                marker_color=colours.get(stack),
+                boxpoints="all",
+                jitter=0.3,
+            )
+        )
+    figure.update_layout(**LAYOUT)
+    figure.update_layout(title=title, hovermode="closest", showlegend=False)
+    return figure

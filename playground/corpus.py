@@ -29,7 +29,7 @@ from playground.limits import LIMITS
 from playground.must_keep import MustKeep
 from playground.processes import process_context
 from playground.replay import Settings, replay
-from playground.session import TranscriptError
+from playground.session import Session, TranscriptError
 from playground.tokens import TokenCounter
 
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
@@ -155,8 +155,6 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
     """Every session of ``source`` under every stack of ``job``: figures and per-turn rows."""
     import pandas as pd
 
-    from playground.metrics import totals, turns_frame
-
     base = {"source": source.label, "session_index": -1, "session": "", "stack": "", "stack_index": -1}
     try:
         data = source.read()
@@ -169,28 +167,40 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
     rows, frames = [], []
     for index, session in enumerate(sessions):
         named = {"source": source.label, "session_index": index, "session": session.name}
-        for stack_index, stack in enumerate(job.stacks):
-            try:
-                result = replay(session, list(stack.stack), job.settings, counter)
-            except Exception as error:  # a stack that cannot run on this session: its row says why
-                failed = {
-                    "stack": stack.name,
-                    "stack_index": stack_index,
-                    "error": f"{type(error).__name__}: {error}",
-                }
-                rows.append(named | failed)
-                continue
-            frame = turns_frame(result, job.pricing, job.must_keep)
-            figures = totals(frame)
-            rows.append(
-                named
-                | {"stack": stack.name, "stack_index": stack_index, "error": ""}
-                | {"messages": len(session.messages)}
-                | {k: figures.get(k) for k in FIGURES}
-            )
-            frames.append(frame.assign(**named, stack=stack.name))
+        for row, frame in session_figures(session, job, counter):
+            rows.append(named | row)
+            if frame is not None:
+                frames.append(frame.assign(**named, stack=row["stack"]))
     turns = pd.concat(frames, ignore_index=True) if frames else None
     return UnitResult(key, rows, turns)
+
+
+def session_figures(
+    session: Session,
+    job: Job,
+    counter: TokenCounter,
+    *,
+    api_key: str | None = None,
+    hosted: bool = False,
+) -> Iterator[tuple[dict[str, Any], Any]]:
+    """One session under each stack of ``job``: its figures row and its turns frame (None,
+    and the reason in ``error``, for a stack that cannot run on it). ``api_key`` and
+    ``hosted`` as for ``replay`` (the app passes hosted=True)."""
+    from playground.metrics import totals, turns_frame
+
+    for stack_index, stack in enumerate(job.stacks):
+        named = {"stack": stack.name, "stack_index": stack_index}
+        try:
+            result = replay(session, list(stack.stack), job.settings, counter, api_key=api_key, hosted=hosted)
+        except Exception as error:  # a stack that cannot run on this session: its row says why
+            yield named | {"error": f"{type(error).__name__}: {error}"}, None
+            continue
+        frame = turns_frame(result, job.pricing, job.must_keep)
+        figures = totals(frame)
+        yield (
+            named | {"error": "", "messages": len(session.messages)} | {k: figures.get(k) for k in FIGURES},
+            frame,
+        )
 
 
 # a worker's share of the job, set once per process
@@ -389,6 +399,28 @@ def deltas(frame: Any, stacks: Sequence[str]) -> Any:
     import pandas as pd
 
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+# the per-session table's columns (metrics.totals names) and headings; each can order it
+SESSION_COLUMNS = {
+    "distinct_facts_lost": "facts lost",
+    "saved_cost_pct": "cost saved %",
+    "saved_usd": "$ saved",
+    "saved_pct": "tokens saved %",
+    "refetches": "re-fetches",
+    "turns_with_violations": "invalid turns",
+    "compactions": "compactions",
+    "turns": "turns",
+}
+SAVINGS = ("saved_cost_pct", "saved_usd", "saved_pct")  # higher is better; for the rest lower is
+
+
+def session_table(frame: Any, stack: str, by: str) -> Any:
+    """The sessions ``stack`` ran on, worst first by ``by`` (least saved, most lost), the
+    session's name first and the columns under their headings."""
+    own = frame[(frame["stack"] == stack) & (frame["error"] == "")]
+    ordered = own.sort_values(by, ascending=by in SAVINGS, kind="stable", na_position="last")
+    return ordered[["session", *SESSION_COLUMNS]].rename(columns=SESSION_COLUMNS).reset_index(drop=True)
 
 
 def worst(frame: Any, stack: str, n: int = 5) -> list[tuple[str, Any]]:

@@ -95,3 +95,21 @@ class FixedSummarizer:
     def summarize(self, system_prompt: str, transcript: str) -> str:
         self.calls.append((system_prompt, transcript))
         return self.reply
+
+
+def runs_of_samples(*names: str) -> bytes:
+    """A multi-run file (a JSON list of ``{name, messages}``) holding the named sample
+    sessions, every session of each, in OpenAI chat format."""
+    import json
+    from pathlib import Path
+
+    from playground.formats import read_path
+    from playground.formats.openai_chat import to_openai
+
+    samples = Path(__file__).parents[1] / "sample_sessions"
+    runs = [
+        {"name": s.name, "messages": [to_openai(m) for m in s.messages]}
+        for name in names
+        for s in read_path(samples / name)
+    ]
+    return json.dumps(runs).encode()

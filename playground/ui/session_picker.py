@@ -83,6 +83,10 @@ def show(key: str = "session") -> Session | None:
         st.warning("No readable session: upload a transcript.")
         return None
     labels = [c.label for c in choices]
+    # the Corpus tab's sessions: the uploads, or the samples when fewer than two are uploaded
+    origin = "upload" if sum(c.origin == "upload" for c in choices) > 1 else "sample"
+    st.session_state["corpus_choices"] = [(c.label, c.session) for c in choices if c.origin == origin]
+    st.session_state["corpus_origin"] = origin
     uploaded = [c.label for c in choices if c.origin == "upload"]
     fresh = [label for label in uploaded if label not in st.session_state.get(f"{key}_seen", [])]
     st.session_state[f"{key}_seen"] = uploaded

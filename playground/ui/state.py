@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-VIEWS = ("Charts", "Compare", "Sweep", "Side by side", "Events", "Export")  # the result tabs, key "view"
+# the result tabs, key "view"
+VIEWS = ("Charts", "Compare", "Sweep", "Corpus", "Side by side", "Events", "Export")
 
 DEFAULTS = {
     "model": "gpt-4o",
@@ -26,6 +27,8 @@ DEFAULTS = {
     "candidate_new_name": "",
     "candidate_error": None,
     "sweep_job": None,  # the sweep running or last run for this browser (ui.sweep_view)
+    "corpus_choices": [],  # (label, session) of every session the Corpus tab replays (ui.session_picker)
+    "corpus_origin": "sample",  # whether those are the uploads or the samples
 }
 
 

@@ -515,3 +515,31 @@ def test_sweep_keep_last_n_and_click_a_front_point_to_load_it(page):
         "CompactionPolicy: {max_input_tokens: 80000}]",
     )
     wait_for_metric(page, "Input tokens billed", f"{expected['billed_context_tokens']:,}")
+
+
+def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_worst(page, tmp_path):
+    from tests.builders import runs_of_samples
+
+    runs = tmp_path / "runs.json"
+    runs.write_bytes(
+        runs_of_samples("ops_incidents_multi.json", "leave_request_hr.json", "coding_agent_bugfix.json")
+    )
+    upload(page, "Upload transcripts", runs)
+    page.get_by_role("tab", name="Corpus").click()
+    idle(page)
+    expect(page.get_by_text("5 uploaded sessions, each under 1 stack(s)")).to_be_visible(timeout=30_000)
+    expect(page.locator(".st-key-corpus_table [data-testid=stDataFrame]")).to_be_visible()
+    boxes = page.locator(".js-plotly-plot")
+    expect(boxes).to_have_count(2)
+    opener = page.get_by_role("combobox", name="Session to open")
+    _choose(page, "Sort by", "tokens saved %")
+    expect(opener).to_have_value(re.compile("incident"))  # the ops runs save the least
+    _choose(page, "Sort by", "facts lost")
+    expect(opener).to_have_value("#3 leave-request — upload: runs.json")
+    page.get_by_role("button", name="Open this session").click()
+    idle(page)
+    session = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Session", exact=True)
+    expect(session).to_have_value("#3 leave-request — upload: runs.json")
+    expected = replay_figures(LEAVE, DEFAULT_STACK)
+    wait_for_metric(page, "Facts lost", str(expected["distinct_facts_lost"]))
+    assert page.get_by_role("tab", name="Charts").get_attribute("aria-selected") == "true"

@@ -507,3 +507,62 @@ def test_a_sweep_runs_on_its_thread_and_its_point_loads_into_the_editor():
     assert not at.exception and job.error is None
     assert [p.values for p in job.result.points] == [(1,), (2,), (3,), (4,)]
     assert any("4 points in" in c.value for c in at.caption)
+
+
+def corpus_tables(at: AppTest):
+    """The Corpus tab's tables: the per-stack summary, the per-session table."""
+    summary, sessions = (d.value for d in at.dataframe)
+    return summary, sessions
+
+
+CORPUS_SAMPLES = ("ops_incidents_multi.json", "leave_request_hr.json", "coding_agent_bugfix.json")
+
+
+def test_the_corpus_tab_replays_every_run_of_an_upload_and_opens_the_worst():
+    from playground.compare import Candidate
+    from playground.corpus import Job, session_figures
+    from playground.cost import Pricing
+    from playground.formats import read_bytes
+    from playground.presets import PRESETS
+    from playground.replay import Settings
+    from playground.tokens import TokenCounter
+    from tests.builders import runs_of_samples
+
+    data = runs_of_samples(*CORPUS_SAMPLES)
+    at = start()
+    at.file_uploader(key="session_uploads").set_value([("runs.json", data, "application/json")]).run()
+    view(at, "Corpus")
+    assert not at.exception
+    assert any(c.value.startswith("5 uploaded sessions, each under 1 stack") for c in at.caption)
+    summary, table = corpus_tables(at)
+    assert list(summary["sessions"]) == [5] and list(summary["sessions losing facts"]) == [2]
+    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing())
+    counter = TokenCounter("gpt-4o")
+    expected = {
+        s.name: next(session_figures(s, job, counter))[0]["distinct_facts_lost"]
+        for s in read_bytes(data, "runs.json")
+    }
+    assert len(table) == 5 and list(table["facts lost"]) == sorted(expected.values(), reverse=True)
+    worst = table["session"][0]
+    assert worst == "#3 leave-request — upload: runs.json" and table["facts lost"][0] == 3
+    assert len(at.get("plotly_chart")) == 2  # a box per stack: what it saves, what it loses
+    at.selectbox(key="corpus_sort").set_value("saved_cost_pct").run()
+    by_saving = corpus_tables(at)[1]["cost saved %"]
+    assert list(by_saving) == sorted(by_saving)  # the least saved first
+    at.selectbox(key="corpus_sort").set_value("distinct_facts_lost").run()
+    at.button(key="corpus_open_button").click().run()
+    assert not at.exception
+    assert at.session_state["session_choice"] == worst and at.session_state["view"] == "Charts"
+    assert metric(at, "Facts lost").startswith("3")
+
+
+def test_the_corpus_tab_without_uploads_replays_the_samples_and_a_candidate_beside_the_stack():
+    at = start()
+    at.selectbox(key="candidate_preset").set_value("Sliding window of 50").run()
+    view(at, "Corpus")
+    assert not at.exception
+    assert any(" sample sessions, each under 2 stack(s)" in c.value for c in at.caption)
+    at.selectbox(key="corpus_stack").set_value("Sliding window of 50").run()
+    summary, table = corpus_tables(at)
+    assert list(summary["stack"]) == ["stack being edited", "Sliding window of 50"]
+    assert len(table) == list(summary["sessions"])[1] >= 9
