@@ -305,8 +305,8 @@ def run_corpus_command(args: argparse.Namespace) -> int:
             print(f"\n{printable(name)}: {title}")
             for row in rows.itertuples():
                 print(
-                    f"  {printable(row.session)}: {int(row.distinct_facts_lost)} facts lost, "
-                    f"saved ${row.saved_usd:.4f}  ->  {printable(_replay_command(row, origins.get(name)))}"
+                    f"  {printable(row.session)}: {int(row.distinct_facts_lost)} fact(s) lost, "
+                    f"{_money(row.saved_usd)}  ->  {printable(_replay_command(row, origins.get(name)))}"
                 )
             report["worst"].setdefault(name, {})[title] = rows.to_dict(orient="records")
     if len(names) > 1:
@@ -325,6 +325,13 @@ def run_corpus_command(args: argparse.Namespace) -> int:
 
         _write(args.json, lambda out: json.dump(report, out, indent=2, default=_plain))
     return 0
+
+
+def _money(saved: float | None) -> str:
+    """What a stack saved against raw history on a session, in words."""
+    if saved is None or saved != saved:  # no price known for the model
+        return "no price known"
+    return f"saved ${saved:.4f}" if saved >= 0 else f"added ${-saved:.4f}"
 
 
 def _replay_command(row: Any, origin: str | None) -> str:
