@@ -349,18 +349,21 @@ def corpus(n_sessions: int, out: Callable[[str], None], workers: int = 2) -> dic
             )
         found, _ = sources([str(root / "in")])
 
-        def rate(units, **how) -> tuple[float, float]:
-            tracemalloc.start()
+        def rate(units, traced: bool = False, **how) -> tuple[float, float]:
+            # the parent's memory is traced only where the work runs elsewhere: tracemalloc
+            # slows every allocation of the process it traces, and would slow the replays
+            if traced:
+                tracemalloc.start()
             start = time.perf_counter()
             run_corpus(units, job, root / "out", **how)
             seconds = time.perf_counter() - start
-            peak = tracemalloc.get_traced_memory()[1] / 2**20
+            peak = tracemalloc.get_traced_memory()[1] / 2**20 if traced else 0.0
             tracemalloc.stop()
             return len(units) / seconds, peak
 
         one, _ = rate(found, workers=1)
-        tenth_peak = rate(found[: max(1, n_sessions // 10)], workers=workers)[1]
-        pool, peak = rate(found, workers=workers)
+        tenth_peak = rate(found[: max(1, n_sessions // 10)], traced=True, workers=workers)[1]
+        pool, peak = rate(found, traced=True, workers=workers)
         figures |= {"corpus_one_per_s": round(one, 1), f"corpus_{workers}_per_s": round(pool, 1)}
         out(
             f"corpus of {n_sessions:,} sessions (20 to 400 messages): {one:.1f}/s in one process, "

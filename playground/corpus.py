@@ -11,6 +11,7 @@ skips it. A source that cannot be read is a row with its reason in ``error``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -295,8 +296,14 @@ def _in_pool(todo: list[tuple[Source, str]], job: Job, workers: int) -> Iterator
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+@functools.lru_cache(maxsize=4)
+def _dask_counter(model: str) -> TokenCounter:
+    """A Dask worker's counter, kept across its tasks as a pool worker keeps its own."""
+    return TokenCounter(model)
+
+
 def _dask_unit(source: Source, job: Job, key: str) -> UnitResult:
-    return replay_source(source, job, key)
+    return replay_source(source, job, key, _dask_counter(job.settings.model))
 
 
 def _on_dask(todo: list[tuple[Source, str]], job: Job, scheduler: Any) -> Iterator[UnitResult]:
