@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import streamlit as st
 
 # the result tabs, key "view"
@@ -34,4 +36,6 @@ DEFAULTS = {
 
 def init() -> None:
     for key, value in DEFAULTS.items():
-        st.session_state.setdefault(key, value)
+        if key not in st.session_state:
+            # a copy: a list or dict of the defaults is this module's, shared by every visitor
+            st.session_state[key] = copy.deepcopy(value)

@@ -566,3 +566,11 @@ def test_the_corpus_tab_without_uploads_replays_the_samples_and_a_candidate_besi
     summary, table = corpus_tables(at)
     assert list(summary["stack"]) == ["stack being edited", "Sliding window of 50"]
     assert len(table) == list(summary["sessions"])[1] >= 9
+
+
+def test_a_candidate_one_visitor_saves_is_not_another_visitors():
+    first = start()
+    first.button(key="candidate_save").click().run()
+    assert [c["name"] for c in first.session_state["candidates"]] == ["pyagentic recommended"]
+    second = start()
+    assert second.session_state["candidates"] == []
