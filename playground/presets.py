@@ -54,6 +54,7 @@ PRESETS: dict[str, list[PolicySpec]] = {
     "Anthropic server compaction (150,000)": [PolicySpec("AnthropicCompactionPolicy")],
     "OpenAI cookbook: summarizing session (limit 3, keep 3)": [PolicySpec("SummarizingSessionPolicy")],
     "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec("AdkTokenCompactionPolicy")],
+    "LlamaIndex: chat memory buffer (3,000 tokens)": [PolicySpec("ChatMemoryBufferPolicy")],
 }
 
 # the presets by the framework whose rules they follow, in the order the app lists them
@@ -84,6 +85,7 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "AutoGen: head and tail (2 + 20)",
         "AutoGen: token-limited context (the window)",
     ),
+    "LlamaIndex": ("LlamaIndex: chat memory buffer (3,000 tokens)",),
 }
 
 

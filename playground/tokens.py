@@ -111,6 +111,8 @@ class TokenCounter:
         self.exact = vendor_exact and self.encoder.exact
         self._cache: dict[tuple, int] = {}
         self._content_cache: dict[str, int] = {}
+        self._text_cache: dict[tuple[str, str], int] = {}  # text_cached()
+        self._others: dict[str, TokenCounter] = {}  # in_encoding()
         self.encoded = 0  # messages actually encoded, for tests and the benchmark
 
     def known(self) -> tuple[dict[tuple, int], dict[str, int]]:
@@ -181,6 +183,25 @@ class TokenCounter:
     def text(self, text: str) -> int:
         """Tokens of a plain text (not cached: for one-off texts such as a summary)."""
         return self.encoder.encode_len(text)
+
+    def text_cached(self, text: str, prefix: str = "") -> int:
+        """Tokens of ``prefix + text``, cached by the pair (the text is never copied to look
+        it up): for a text a framework counts on every call, as it frames it."""
+        key = (prefix, text)
+        tokens = self._text_cache.get(key)
+        if tokens is None:
+            tokens = self._text_cache[key] = self.encoder.encode_len(prefix + text)
+        return tokens
+
+    def in_encoding(self, encoding: str) -> TokenCounter:
+        """A counter of the same model with ``encoding``'s tokenizer (this one where it is
+        already that): a framework that counts with a tokenizer of its own, whatever the
+        model. Made once per counter."""
+        if self.encoder.requested == encoding:
+            return self
+        if encoding not in self._others:
+            self._others[encoding] = TokenCounter(self.model, load_encoder(encoding))
+        return self._others[encoding]
 
     def content(self, message: Message) -> int:
         """Tokens of a message's text alone (no role, framing or calls), cached by that text:
