@@ -14,16 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from playground.limits import check_stack_size
+from playground.limits import LimitError, check_stack_size
 from playground.running import RunningContext
 from playground.session import Session
-from playground.summarizers import SummaryStats, make_summarizer
+from playground.summarizers import SummarizerError, SummaryStats, make_summarizer
 from playground.summary_cache import SummaryCache
 from playground.tokens import TokenCounter
 from playground.validity import Violation, check_standing, check_window
 from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy
 from policies.messages import STANDING_ROLES, Message
-from policies.registry import PolicySpec
+from policies.registry import PolicySpec, SpecError
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,26 @@ def moved_ahead(stack: list[Policy]) -> list[int]:
     return out
 
 
+class PolicyFailure(SpecError):
+    """A policy raised where it should have returned: the stack cannot run on this session.
+    The message names the policy, its position, the turn and the error's type."""
+
+
+def _hook(position: int, policy: Policy, hook: str, turn: int, *args: Any) -> Any:
+    """``policy.hook(*args)``; an error the policy raises becomes a PolicyFailure naming it
+    (a summary over its bounds or a summarizer's refusal pass as they are)."""
+    try:
+        return getattr(policy, hook)(*args)
+    except (LimitError, SummarizerError):
+        raise
+    except Exception as error:
+        text = str(error)[:200]  # it may quote the transcript: cut short
+        raise PolicyFailure(
+            f"{position}. {policy.name()} failed in {hook} at turn {turn}: {type(error).__name__}"
+            + (f": {text}" if text else "")
+        ) from error
+
+
 def replay(
     session: Session,
     specs: list[PolicySpec],
@@ -138,7 +158,8 @@ def replay(
 ) -> ReplayResult:
     """Replay ``session`` through the enabled policies of ``specs``.
 
-    Raises SpecError or SummarizerError for a bad stack; never for what policies do.
+    Raises SpecError or SummarizerError for a bad stack, PolicyFailure (a SpecError) for a
+    policy that raises.
     A ``counter`` passed in keeps its cache, so replays of one session share tokenization.
     ``progress(turn, turns, summary_stats)`` is called before each inference (for slow summarizers).
     ``api_key`` is a key the user gave; ``hosted`` applies the app's rule of which endpoint
@@ -267,7 +288,7 @@ class _Run:
         turn = len(self.turns) + 1  # the inference this message will first be part of
         for position, policy in self.appenders:
             event = AppendEvent(index=index, turn=turn)
-            changed = policy.on_append(event, message)
+            changed = _hook(position, policy, "on_append", turn, event, message)
             if event.actions:
                 after = changed if changed is not None else message
                 self.record(
@@ -297,7 +318,7 @@ class _Run:
                 continue
             before = working.tokens
             event = self.event(turn, working, self.unchanged[k])
-            changed = policy.on_compile(event, working.items)
+            changed = _hook(position, policy, "on_compile", turn, event, working.items)
             if changed is not None:
                 same = working.replace(changed)  # written back: the next turn starts from what was sent
                 self.unchanged = [min(u, same) for u in self.unchanged]
@@ -349,7 +370,7 @@ class _Run:
         for position, policy in self.editors:
             before = given.tokens
             event = self.event(turn, given, 0)  # it never returned this list: no prefix to trust
-            changed = policy.on_compile(event, list(given.items))
+            changed = _hook(position, policy, "on_compile", turn, event, list(given.items))
             if changed is not None:
                 same = view.replace(changed)  # against the previous request, then the previous edit
                 kept = same if kept is None else min(kept, same)

@@ -393,3 +393,39 @@ def test_a_policy_that_never_acts_and_one_that_cannot_meet_its_budget_both_say_s
 def test_the_editor_is_told_which_persistent_policies_run_before_an_ephemeral_one_above_them():
     stack = [ToolEvictionPolicy(), KeepLastTwo(), ToolEvictionPolicy(), Policy()]
     assert moved_ahead(stack) == [2]  # a policy with no compile hook has nothing to move
+
+
+class _Broken(Policy):
+    """A user's policy with a bug: it raises on the third turn."""
+
+    def on_compile(self, event: CompileEvent, messages: list) -> list | None:
+        if event.turn == 3:
+            return [m.missing for m in messages]  # AttributeError
+        return None
+
+
+@pytest.fixture
+def broken_policy():
+    from policies.registry import POLICY_TYPES
+
+    register(_Broken)
+    yield "_Broken"
+    POLICY_TYPES.pop("_Broken")
+
+
+def test_a_policy_that_raises_is_named_with_its_position_and_turn_not_a_traceback(
+    broken_policy, tmp_path, capsys
+):
+    from playground.cli import main
+    from playground.replay import PolicyFailure
+
+    session = make_session(user("go"), *tool_loop(4))
+    stack = [PolicySpec("SlidingWindowPolicy"), PolicySpec(broken_policy)]
+    with pytest.raises(PolicyFailure, match=r"^2\. _Broken failed in on_compile at turn 3: AttributeError: "):
+        replay(session, stack)
+    transcript = Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json"
+    config = tmp_path / "broken.yaml"
+    config.write_text("version: 1\nstack: [SlidingWindowPolicy, _Broken]\n")
+    assert main(["replay", str(transcript), "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "2. _Broken failed in on_compile at turn 3: AttributeError" in err and "Traceback" not in err
