@@ -55,6 +55,7 @@ PRESETS: dict[str, list[PolicySpec]] = {
     "OpenAI cookbook: summarizing session (limit 3, keep 3)": [PolicySpec("SummarizingSessionPolicy")],
     "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec("AdkTokenCompactionPolicy")],
     "LlamaIndex: chat memory buffer (3,000 tokens)": [PolicySpec("ChatMemoryBufferPolicy")],
+    "LlamaIndex: chat summary memory buffer (2,000 tokens)": [PolicySpec("ChatSummaryMemoryBufferPolicy")],
 }
 
 # the presets by the framework whose rules they follow, in the order the app lists them
@@ -85,7 +86,10 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "AutoGen: head and tail (2 + 20)",
         "AutoGen: token-limited context (the window)",
     ),
-    "LlamaIndex": ("LlamaIndex: chat memory buffer (3,000 tokens)",),
+    "LlamaIndex": (
+        "LlamaIndex: chat memory buffer (3,000 tokens)",
+        "LlamaIndex: chat summary memory buffer (2,000 tokens)",
+    ),
 }
 
 

@@ -1,18 +1,24 @@
-"""LlamaIndex's chat memory buffer (``llama-index-core==0.14.25``,
-``llama_index/core/memory/chat_memory_buffer.py``).
+"""LlamaIndex's chat memory buffers (``llama-index-core==0.14.25``,
+``llama_index/core/memory/chat_memory_buffer.py`` and ``chat_summary_memory_buffer.py``).
 
-``ChatMemoryBuffer.get()`` runs before each model call and returns a view of the stored
-chat history (ephemeral, per call); the agent's system prompt is not in the memory, so the
-pinned rules are never trimmed.
+``get()`` runs before each model call; the agent's system prompt is not in the memory, so
+the pinned rules are never trimmed. Both count with LlamaIndex's default tokenizer,
+cl100k_base, over message texts only (roles, tool calls and tool definitions are not counted).
 """
 
 from __future__ import annotations
 
 from policies.base import EPHEMERAL, CompileEvent, Param, Policy
 from policies.messages import Message, sources_of
+from policies.summaries import summarize_or_report, summary_message
 
 # llama_index.core.utils.get_tokenizer(): tiktoken's cl100k_base, whatever the model
 LLAMA_INDEX_ENCODING = "cl100k_base"
+OPENERS = ("assistant", "tool")  # roles a LlamaIndex memory never lets open the history it returns
+SUMMARY_PROMPT = (  # our own wording; LlamaIndex's one-line default is in chat_summary_memory_buffer.py
+    "Summarize this conversation between a user and an assistant concisely, keeping what the "
+    "assistant needs to continue."
+)
 
 
 class ChatMemoryBufferPolicy(Policy):
@@ -81,9 +87,57 @@ def _kept_from(messages: list[Message], limit: int, counter) -> int:
     while total > limit and count > 1:
         count -= 1
         # an assistant or tool message cannot open the history: drop those too
-        while count > 1 and messages[n - count].role in ("tool", "assistant"):
+        while count > 1 and messages[n - count].role in OPENERS:
             count -= 1
         total = tokens(n - count)
     if total > limit or count <= 0:
         return n - 1
     return n - count
+
+
+class ChatSummaryMemoryBufferPolicy(Policy):
+    """``ChatSummaryMemoryBuffer(token_limit=2000, llm=...)``: before each call, fills
+    ``token_limit`` with the newest messages (each counted alone), moves any assistant or tool
+    message that would open them to the part to summarize, and replaces that part with one
+    system message, the LLM's summary of a "Transcript so far" of it. The store is rewritten
+    (persistent), so a later summary folds in the earlier one; a part that is only the
+    earlier summary is kept as it is. Where LlamaIndex raises on a failed summary, the
+    playground keeps the history and reports it."""
+
+    params = (
+        Param("token_limit", int, 2000, "Tokens of message text kept word for word.", 1, 10_000_000),
+        Param("summarize_prompt", str, SUMMARY_PROMPT, "System prompt of the summarizer."),
+    )
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        if event.counter is None or not messages:
+            return None
+        counter = event.counter.in_encoding(LLAMA_INDEX_ENCODING)
+        start, total = len(messages), 0
+        while start > 0 and total + counter.text_cached(messages[start - 1].content) <= self.token_limit:
+            start -= 1
+            total += counter.text_cached(messages[start].content)
+        while start < len(messages) and messages[start].role in OPENERS:
+            start += 1
+        head, tail = messages[:start], messages[start:]
+        if not head or (len(head) == 1 and head[0].role == "system"):
+            return None  # nothing new to summarize: the store is written back as it was
+        summary = summarize_or_report(event, self.summarize_prompt, transcript_so_far(head))
+        if summary is None:
+            return None
+        message = summary_message("system", summary, head)
+        event.report(
+            "compact", message.source, f"{len(head)} message(s) summarized to fit {self.token_limit:,} tokens"
+        )
+        return [message, *tail]
+
+
+def transcript_so_far(messages: list[Message]) -> str:
+    """What ``ChatSummaryMemoryBuffer`` asks its LLM to summarize: ``role: text`` per message,
+    a message with no text by its calls ("Calling a function: ..."), in one quoted block."""
+    parts = ['"Transcript so far: ']
+    for m in messages:
+        said = m.content or "\n".join(f"Calling a function: {c.name}({c.arguments})" for c in m.tool_calls)
+        parts.append(f"{m.role}: {said}\n\n")
+    parts.append('"\n\n')
+    return "".join(parts)

@@ -19,7 +19,7 @@ from policies.claude_code import ClaudeCodeAutoCompactPolicy
 from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.compaction import CompactionPolicy
 from policies.langchain import LangChainSummarizationPolicy
-from policies.llama_index import ChatMemoryBufferPolicy
+from policies.llama_index import ChatMemoryBufferPolicy, ChatSummaryMemoryBufferPolicy
 from policies.openai_agents import SummarizingSessionPolicy, ToolOutputTrimmerPolicy, TrimmingSessionPolicy
 from policies.prompt_compression import PromptCompressionPolicy
 from policies.sliding_window import SlidingWindowPolicy
@@ -46,6 +46,7 @@ BUILTINS: tuple[type[Policy], ...] = (
     SummarizingSessionPolicy,
     AdkTokenCompactionPolicy,
     ChatMemoryBufferPolicy,
+    ChatSummaryMemoryBufferPolicy,
 )
 ENTRY_POINT_GROUP = "context_playground.policies"
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.parity
 require("llama-index-core")
 
 from llama_index.core.base.llms.types import ChatMessage  # noqa: E402
-from llama_index.core.memory import ChatMemoryBuffer  # noqa: E402
+from llama_index.core.memory import ChatMemoryBuffer, ChatSummaryMemoryBuffer  # noqa: E402
 
 
 @pytest.mark.parametrize("token_limit", [500, 2_000])
@@ -56,3 +56,52 @@ def test_texts_whose_whitespace_meets_across_the_joining_space_are_counted_as_jo
         ours = replay(session, [PolicySpec("ChatMemoryBufferPolicy", {"token_limit": limit})]).turns[-1]
         kept = len(ChatMemoryBuffer.from_defaults(chat_history=theirs, token_limit=limit).get())
         assert [id(m) for m in ours.context] == [id(m) for m in history[len(history) - kept :]], limit
+
+
+class _SameSummaries:
+    """An LLM for LlamaIndex that answers a summary request as the replay's summarizer does,
+    so both sides go on from the same summary text."""
+
+    @staticmethod
+    def make():
+        from llama_index.core.base.llms.types import ChatResponse
+        from llama_index.core.llms import MockLLM
+
+        from playground.summarizers import ExtractiveSummarizer
+
+        class SameSummaries(MockLLM):
+            def chat(self, messages, **kwargs):
+                system, transcript = (m.content for m in messages)
+                text = ExtractiveSummarizer().summarize(system, transcript)
+                return ChatResponse(message=ChatMessage(role="assistant", content=text))
+
+        return SameSummaries()
+
+
+def _theirs(message) -> ChatMessage:
+    calls = [f"{c.name}({c.arguments})" for c in message.tool_calls]  # str() of each is what it quotes
+    return ChatMessage(role=message.role, content=message.content, additional_kwargs={"tool_calls": calls})
+
+
+@pytest.mark.parametrize("token_limit", [600, 2_000])
+@pytest.mark.parametrize("session", SESSIONS)
+def test_the_history_is_the_one_chat_summary_memory_buffer_keeps_every_turn(session, token_limit):
+    from policies.llama_index import SUMMARY_PROMPT
+
+    params = {"token_limit": token_limit}
+    result = replay(session, [PolicySpec("ChatSummaryMemoryBufferPolicy", params)], Settings("gpt-4o"))
+    memory = ChatSummaryMemoryBuffer.from_defaults(
+        llm=_SameSummaries.make(), token_limit=token_limit, summarize_prompt=SUMMARY_PROMPT
+    )
+    seen = len(standing_rules(session.messages))
+    summarized = 0
+    for turn in result.turns:
+        for message in session.messages[seen : turn.reply_index]:
+            memory.put(_theirs(message))
+        seen = turn.reply_index
+        view = memory.get()
+        assert [(m.role, m.content) for m in turn.context] == [
+            (str(m.role.value), m.content) for m in view
+        ], f"turn {turn.number}"
+        summarized += any(m.kind == "summary" for m in turn.context)
+    assert summarized > 0  # a summary was made: the comparison means something
