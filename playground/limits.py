@@ -47,6 +47,9 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_sweep_workers: int = _limit(8, "worker processes one sweep may start")
     max_running_sweeps: int = _limit(2, "sweeps the app runs at once, all browsers together")
     max_corpus_files: int = _limit(100_000, "transcripts in one corpus run (files and zip members)")
+    max_app_corpus_messages: int = _limit(
+        500_000, "messages the app's Corpus tab replays, counted once per stack (more: playground corpus)"
+    )
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:

@@ -11,6 +11,7 @@ from playground.compare import Candidate
 from playground.compare_charts import EDITING_COLOUR, corpus_chart
 from playground.corpus import SESSION_COLUMNS, Job, session_figures, session_table, summary
 from playground.cost import Pricing
+from playground.limits import LIMITS
 from playground.must_keep import MustKeep
 from playground.replay import Settings
 from playground.session import Session
@@ -46,6 +47,14 @@ def show(
         st.info("Upload several transcripts, or a file of several runs, to replay them all here.")
         return
     stacks = (Candidate(EDITING, tuple(editing)), *candidates_panel.candidates())
+    work = len(stacks) * sum(len(session.messages) for _, session in choices)
+    if work > LIMITS.max_app_corpus_messages:
+        st.warning(
+            f"{len(choices):,} sessions under {len(stacks)} stack(s) are {work:,} messages to replay; the "
+            f"page replays at most {LIMITS.max_app_corpus_messages:,} (PLAYGROUND_MAX_APP_CORPUS_MESSAGES). "
+            "Run `playground corpus` on the files instead, or save fewer candidates."
+        )
+        return
     job = Job(stacks, settings, pricing, facts)
     st.caption(
         f"{len(choices)} {'uploaded' if origin == 'upload' else 'sample'} sessions, each under {len(stacks)} "

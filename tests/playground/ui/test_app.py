@@ -574,3 +574,21 @@ def test_a_candidate_one_visitor_saves_is_not_another_visitors():
     assert [c["name"] for c in first.session_state["candidates"]] == ["pyagentic recommended"]
     second = start()
     assert second.session_state["candidates"] == []
+
+
+def test_a_corpus_too_large_for_the_page_is_sent_to_the_cli_not_replayed(monkeypatch):
+    from playground import limits
+    from tests.builders import runs_of_samples
+
+    monkeypatch.setattr(limits.LIMITS, "max_app_corpus_messages", 100)
+    at = start()
+    data = runs_of_samples(*CORPUS_SAMPLES)
+    at.file_uploader(key="session_uploads").set_value([("runs.json", data, "application/json")]).run()
+    view(at, "Corpus")
+    assert not at.exception and not at.dataframe
+    warning = next(w.value for w in at.warning if "PLAYGROUND_MAX_APP_CORPUS_MESSAGES" in w.value)
+    from playground.formats import read_bytes
+
+    total = sum(len(s.messages) for s in read_bytes(data, "runs.json"))
+    assert f"5 sessions under 1 stack(s) are {total:,} messages to replay" in warning
+    assert "playground corpus" in warning
