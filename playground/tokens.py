@@ -184,9 +184,10 @@ class TokenCounter:
         """Tokens of a plain text (not cached: for one-off texts such as a summary)."""
         return self.encoder.encode_len(text)
 
-    def text_cached(self, text: str, prefix: str = "") -> int:
+    def text_cached(self, text: str, prefix: str) -> int:
         """Tokens of ``prefix + text``, cached by the pair (the text is never copied to look
-        it up): for a text a framework counts on every call, as it frames it."""
+        it up): a text a framework counts on every call, framed as it frames it (a text
+        alone: ``content``)."""
         key = (prefix, text)
         tokens = self._text_cache.get(key)
         if tokens is None:

@@ -80,7 +80,7 @@ def _kept_from(messages: list[Message], limit: int, counter) -> int:
     def tokens(k: int) -> int:  # the count of the last n - k messages
         if risky_after[k]:
             return counter.text(" ".join(texts[k:]))
-        return counter.text_cached(texts[k]) + after[k + 1]
+        return counter.content(messages[k]) + after[k + 1]
 
     count = n
     total = tokens(n - count)
@@ -114,9 +114,11 @@ class ChatSummaryMemoryBufferPolicy(Policy):
             return None
         counter = event.counter.in_encoding(LLAMA_INDEX_ENCODING)
         start, total = len(messages), 0
-        while start > 0 and total + counter.text_cached(messages[start - 1].content) <= self.token_limit:
-            start -= 1
-            total += counter.text_cached(messages[start].content)
+        while start > 0:  # the newest messages that fit, each counted alone
+            tokens = counter.content(messages[start - 1])
+            if total + tokens > self.token_limit:
+                break
+            start, total = start - 1, total + tokens
         while start < len(messages) and messages[start].role in OPENERS:
             start += 1
         head, tail = messages[:start], messages[start:]

@@ -70,7 +70,10 @@ def show(
     bar.empty()
     frame = pd.DataFrame(rows)
     for row in frame[frame["error"] != ""].itertuples():
-        st.warning(f"{escape_markdown(row.stack)} cannot run on {escape_markdown(row.session)}: {row.error}")
+        st.warning(
+            f"{escape_markdown(row.stack)} cannot run on {escape_markdown(row.session)}: "
+            f"{escape_markdown(row.error)}"
+        )
     ran = frame[frame["error"] == ""]
     if ran.empty:
         return
