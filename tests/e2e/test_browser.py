@@ -486,16 +486,22 @@ SWEEP_POINT = """(label) => {
 }"""
 
 
-def _sweep_policy(page, option: str) -> bool:
-    """Open Sweep and pick the policy to sweep by keyboard; whether the pick took."""
-    page.get_by_role("tab", name="Sweep").click()
-    idle(page)
-    box = page.get_by_role("combobox", name="Policy to sweep")
+def _pick(page, label: str, option: str) -> bool:
+    """Pick ``option`` in the select box ``label`` by keyboard; whether the pick took."""
+    box = page.get_by_role("combobox", name=label)
     box.click()
     box.fill(option)
     box.press("Enter")
     idle(page)
     return box.count() == 1 and box.input_value() == option
+
+
+def _sweep_policy(page, option: str) -> bool:
+    """Open Sweep and pick the policy to sweep, and its parameter keep_last_n (a fresh
+    install's first run once showed the previous policy's parameter after the pick)."""
+    page.get_by_role("tab", name="Sweep").click()
+    idle(page)
+    return _pick(page, "Policy to sweep", option) and _pick(page, "Parameter to sweep", "keep_last_n")
 
 
 def test_sweep_keep_last_n_and_click_a_front_point_to_load_it(page):
