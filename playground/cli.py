@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
+from playground import contexts_file
 from playground.caching import RULES
 from playground.compare_cli import add_commands as add_compare_commands
 from playground.compare_cli import add_corpus_command, run_compare, run_corpus_command, run_sweep_command
@@ -23,7 +24,6 @@ from playground.corpus import CorpusError
 from playground.endpoints import EndpointError, choose_key
 from playground.export import TARGETS, ExportError, export
 from playground.formats import read_path
-from playground.formats.openai_chat import to_openai
 from playground.limits import LimitError, limits_table
 from playground.must_keep import MustKeepError
 from playground.must_keep import parse as parse_must_keep
@@ -126,6 +126,14 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--csv", metavar="OUT", help="write the per-turn figures as CSV ('-' for stdout)")
     rep.add_argument(
         "--contexts", metavar="OUT", help="write each turn's request as JSON Lines ('-' for stdout)"
+    )
+    rep.add_argument(
+        "--contexts-form",
+        choices=contexts_file.FORMS,
+        default="auto",
+        help="full: every request whole; delta: what each request keeps of the previous one and "
+        f"its new messages; auto (default): delta once the requests hold over "
+        f"{contexts_file.AUTO_DELTA_MESSAGES:,} messages in all",
     )
 
     bench = commands.add_parser("bench", help="time the replay engine on a synthetic session")
@@ -338,7 +346,14 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     if args.csv:
         _write(args.csv, lambda out: frame.to_csv(out, index=False))
     if args.contexts:
-        _write(args.contexts, lambda out: write_contexts(result, out))
+        form = contexts_file.chosen_form(result, args.contexts_form)
+        if form != args.contexts_form:
+            print(
+                f"contexts: {form} form ({sum(t.size for t in result.turns):,} messages in all the "
+                "requests); --contexts-form full or delta to choose",
+                file=sys.stderr,
+            )
+        _write(args.contexts, lambda out: contexts_file.write(result, out, form))
 
 
 def _any_stdout(args: argparse.Namespace) -> bool:
@@ -418,12 +433,6 @@ def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> di
 def pricing_line(frame: pd.DataFrame) -> str:
     priced = frame.attrs.get("priced_as") or "no price known (token figures only)"
     return f"priced as {priced}; {frame.attrs.get('cache_rule')}; {frame.attrs.get('cache_timing')}"
-
-
-def write_contexts(result: ReplayResult, out: TextIO) -> None:
-    for turn in result.turns:
-        messages = [to_openai(m) for m in turn.request]
-        out.write(json.dumps({"turn": turn.number, "messages": messages}, ensure_ascii=False) + "\n")
 
 
 def _plain(value: Any) -> Any:

@@ -92,7 +92,7 @@ def turns_frame(
             "context_tokens": turn.context_tokens,
             "saved_tokens": turn.raw_tokens - turn.context_tokens,
             "raw_messages": turn.raw_messages,
-            "context_messages": len(turn.request),
+            "context_messages": turn.size,
             "recorded_prompt_tokens": result.recorded_usage(turn),
             "stubs_created": counts.get("stubs_created", 0),
             "stubs_held": turn.stubs_held,

@@ -10,11 +10,12 @@ policy action as an event. Recorded replies are replayed as they were.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from playground.limits import LimitError, check_stack_size
+from playground.request_log import RequestLog
 from playground.running import RunningContext
 from playground.session import Session
 from playground.summarizers import SummarizerError, SummaryStats, make_summarizer
@@ -62,14 +63,18 @@ class Event:
     detail: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Turn:
-    """What inference ``number`` would have sent, and what the raw history holds then."""
+    """What inference ``number`` would have sent, and what the raw history holds then.
+
+    The request itself is kept in the replay's RequestLog, as what changed since the turn
+    before; ``request`` rebuilds it."""
 
     number: int
     reply_index: int  # raw index of the recorded assistant reply
     pinned: tuple[Message, ...]
-    context: tuple[Message, ...]
+    log: RequestLog = field(repr=False)
+    index: int  # this turn's place in the log
     context_tokens: int
     raw_tokens: int
     raw_messages: int
@@ -81,13 +86,22 @@ class Turn:
     @property
     def request(self) -> tuple[Message, ...]:
         """The full request of this turn, standing rules included."""
-        return self.pinned + self.context
+        return self.log.request(self.index)
+
+    @property
+    def context(self) -> tuple[Message, ...]:
+        """The request after the pinned standing rules."""
+        return self.request[len(self.pinned) :]
+
+    @property
+    def size(self) -> int:
+        """Messages in the request."""
+        return self.log.size(self.index)
 
     @property
     def tail(self) -> tuple[Message, ...]:
         """The request's messages after the ``shared`` ones: what this turn sent anew."""
-        start = self.shared - len(self.pinned)
-        return self.context[start:] if start >= 0 else self.request[self.shared :]
+        return self.log.tail(self.index, self.shared)
 
 
 @dataclass
@@ -103,6 +117,11 @@ class ReplayResult:
 
     def recorded_usage(self, turn: Turn) -> int | None:
         return self.session.usage.get(turn.reply_index)
+
+    def requests(self) -> Iterator[tuple[Message, ...]]:
+        """Every turn's request in order, each built from the one before (cheaper than
+        ``turn.request`` for each turn)."""
+        return self.turns[0].log.requests() if self.turns else iter(())
 
 
 def standing_rules(messages: tuple[Message, ...]) -> tuple[Message, ...]:
@@ -216,6 +235,7 @@ class _Run:
         # what the last request sent, where ephemeral policies make it differ from the history
         self.view = RunningContext(counter) if self.editors else None
         self.turns: list[Turn] = []
+        self.log = RequestLog()
         self.sent = 0  # working messages in the last request
         self.events: list[Event] = []
         self.last_usage: int | None = None
@@ -341,19 +361,21 @@ class _Run:
             self.events.append(Event(turn, 0, "validity", v.rule, (), 0, 0, str(v)))
         by_bucket = context.by_bucket()
         by_bucket["system"] += self.pinned_tokens
+        shared = len(self.pinned) + kept if self.turns else 0
         self.turns.append(
             Turn(
                 number=turn,
                 reply_index=reply_index,
                 pinned=self.pinned,
-                context=tuple(context.items),
+                log=self.log,
+                index=self.log.add(self.pinned, shared, context.items),
                 context_tokens=context_tokens,
                 raw_tokens=raw_before + self.fixed_tokens,
                 raw_messages=reply_index,
                 tokens_by_bucket=by_bucket,
                 stubs_held=context.count_of("stub"),
                 violations=violations,
-                shared=len(self.pinned) + kept if self.turns else 0,
+                shared=shared,
             )
         )
         self.sent = len(context.items)

@@ -79,7 +79,8 @@ def replay_bytes(replayed: Replayed) -> int:
     """What keeping a replay costs, roughly: its per-turn references and its tables (the
     messages themselves belong to the session, which is cached apart)."""
     result = replayed.result
-    references = sum(len(t.pinned) + len(t.context) + len(t.tokens_by_bucket) for t in result.turns)
+    log = result.turns[0].log.references() if result.turns else 0
+    references = log + sum(len(t.tokens_by_bucket) for t in result.turns)
     frames = replayed.turns.memory_usage(deep=True).sum() + replayed.events.memory_usage(deep=True).sum()
     return 8 * references + 400 * len(result.turns) + 200 * len(result.events) + int(frames)
 

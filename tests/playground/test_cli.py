@@ -10,6 +10,7 @@ import pytest
 from playground.cli import default_config, main
 from playground.formats import read_path
 from playground.formats.openai_chat import read as read_openai
+from playground.formats.openai_chat import to_openai
 from playground.metrics import turns_frame
 from playground.replay import replay
 from playground.validity import check_request
@@ -76,6 +77,37 @@ def test_contexts_are_valid_requests_with_the_system_prompt(real_session_path, t
         assert line["messages"][0]["role"] == "system"
         request = read_openai(line["messages"], str(out), "turn").messages
         assert check_request(request) == []
+
+
+def test_the_delta_form_of_contexts_expands_to_the_full_form_and_is_smaller(
+    real_session_path, tmp_path, capsys
+):
+    from playground.contexts_file import expand
+
+    full, delta = tmp_path / "full.jsonl", tmp_path / "delta.jsonl"
+    assert main(["replay", str(real_session_path), "--contexts", str(full), "--contexts-form", "full"]) == 0
+    assert main(["replay", str(real_session_path), "--contexts", str(delta), "--contexts-form", "delta"]) == 0
+    whole = [json.loads(line) for line in full.read_text().splitlines()]
+    deltas = delta.read_text().splitlines()
+    assert list(expand(deltas)) == whole
+    assert json.loads(deltas[0])["shared"] == 0 and all("shared" in json.loads(d) for d in deltas)
+    assert delta.stat().st_size < full.stat().st_size / 4  # 0.58 MB against 2.6 MB
+    assert "contexts:" not in capsys.readouterr().err  # a form asked for is not announced
+
+
+def test_contexts_default_to_deltas_for_a_large_session_and_say_so(tmp_path, capsys, monkeypatch):
+    from playground import contexts_file
+    from playground.bench import synthetic_session
+
+    session = tmp_path / "long.json"
+    session.write_text(json.dumps([to_openai(m) for m in synthetic_session(400).messages]))
+    monkeypatch.setattr(contexts_file, "AUTO_DELTA_MESSAGES", 1_000)
+    out = tmp_path / "contexts.jsonl"
+    assert (
+        main(["replay", str(session), "--contexts", str(out), "--preset", "No policies (raw history)"]) == 0
+    )
+    assert "contexts: delta form" in capsys.readouterr().err
+    assert all("shared" in json.loads(line) for line in out.read_text().splitlines())
 
 
 def test_stdout_output_keeps_the_table_off_stdout(real_session_path, capsys):

@@ -14,7 +14,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from playground.cli import write_contexts
+from playground import contexts_file
 from playground.config import Config, ConfigError, parse_config
 from playground.formats import read_bytes
 from playground.replay import replay
@@ -117,9 +117,10 @@ def must_read_or_refuse(data: bytes) -> None:
                 PolicySpec("SlidingWindowPolicy", {"max_messages": 2}),
             ],
         )
-        out = io.StringIO()
-        write_contexts(result, out)
-        out.getvalue().encode("utf-8")  # what --contexts writes: never a lone surrogate
+        for form in ("full", "delta"):
+            out = io.StringIO()
+            contexts_file.write(result, out, form)
+            out.getvalue().encode("utf-8")  # what --contexts writes: never a lone surrogate
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -396,11 +396,11 @@ def test_a_lone_surrogate_is_shown_as_a_replacement_and_contexts_are_written_who
 def test_a_failed_write_leaves_no_partial_file(tmp_path, real_session_path, monkeypatch):
     import playground.cli as cli
 
-    def explode(result, out):
+    def explode(result, out, form):
         out.write("half a line")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli, "write_contexts", explode)
+    monkeypatch.setattr(cli.contexts_file, "write", explode)
     out = tmp_path / "contexts.jsonl"
     assert main(["replay", str(real_session_path), "--contexts", str(out)]) == 2
     assert not out.exists() and not (tmp_path / "contexts.jsonl.part").exists()
