@@ -10,6 +10,7 @@ import json
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from playground.fact_index import FactFinder
 from playground.replay import ReplayResult, Turn
@@ -100,25 +101,44 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
 
     holders = [0] * len(facts.finder.facts)  # request positions holding each fact
     intact: dict[int, int] = {}  # raw index -> request positions holding it as recorded
-    positions: list[tuple[frozenset[int], int | None]] = []  # per request position
+    positions: list[_Held] = []  # per request position
     quality = []
+
+    def count(entry: _Held, step: int) -> None:
+        for fact in entry.facts:
+            holders[fact] += step
+        if entry.original is not None:
+            intact[entry.original] = intact.get(entry.original, 0) + step
+
     for turn in result.turns:
-        for held_here, original in positions[turn.shared :]:
-            for fact in held_here:
-                holders[fact] -= 1
-            if original is not None:
-                intact[original] -= 1
+        # the messages after the shared prefix leave; those the tail brings back (moved up by
+        # a stub or a drop before them, not changed) keep their counts
+        leaving: dict[int, list[_Held]] = {}
+        for entry in positions[turn.shared :]:
+            leaving.setdefault(id(entry.message), []).append(entry)
         del positions[turn.shared :]
         for message in turn.tail:
-            held_here = held(message)
-            for fact in held_here:
-                holders[fact] += 1
+            back = leaving.get(id(message))
+            if back:
+                positions.append(back.pop())
+                continue
             original = message.source[0] if message.kind == ORIGINAL and len(message.source) == 1 else None
-            if original is not None:
-                intact[original] = intact.get(original, 0) + 1
-            positions.append((held_here, original))
+            entry = _Held(message, held(message), original)
+            count(entry, 1)
+            positions.append(entry)
+        for entries in leaving.values():
+            for entry in entries:
+                count(entry, -1)
         quality.append(_turn(turn, raw[turn.reply_index], facts, holders, intact))
     return quality
+
+
+class _Held(NamedTuple):
+    """A request position: its message, the facts it holds, the raw index it keeps intact."""
+
+    message: Message
+    facts: frozenset[int]
+    original: int | None
 
 
 def _turn(turn: Turn, reply: Message, facts: _SessionFacts, holders, intact) -> TurnQuality:
