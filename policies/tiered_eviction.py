@@ -78,18 +78,37 @@ def _log_lines(message: Message) -> list[str]:
     ]
 
 
-def _consuming_replies(messages: list[Message]) -> list[Message | None]:
-    """For each position, the assistant reply that consumed it: the first later one with text
-    (else the first later one); None while no assistant has come after it."""
-    replies: list[Message | None] = [None] * len(messages)
+def _consuming_replies(messages: list[Message], start: int) -> list[Message | None]:
+    """For each position from ``start`` on, the assistant reply that consumed it: the first
+    later one with text (else the first later one); None while no assistant has come after it."""
+    replies: list[Message | None] = [None] * (len(messages) - start)
     first_any = first_text = None
-    for i in range(len(messages) - 1, -1, -1):
-        replies[i] = first_text or first_any
+    for i in range(len(messages) - 1, start - 1, -1):
+        replies[i - start] = first_text or first_any
         if messages[i].role == "assistant":
             first_any = messages[i]
             if messages[i].content:
                 first_text = messages[i]
     return replies
+
+
+def _call_of(messages: list[Message], index: int) -> ToolCall | None:
+    """The call a tool result answers: in the nearest message before it carrying its id."""
+    wanted = messages[index].tool_call_id
+    for at in range(index - 1, -1, -1):
+        call = next((c for c in messages[at].tool_calls if c.id == wanted), None)
+        if call is not None:
+            return call
+    return None
+
+
+def _foldable(message: Message) -> bool:
+    """Prose the third tier may fold: a user or assistant message that is no tool call."""
+    return (
+        message.role in ("user", "assistant")
+        and not message.tool_calls
+        and message.kind in (ORIGINAL, CLIPPED)
+    )
 
 
 class TieredEvictionPolicy(Policy):
@@ -130,6 +149,10 @@ class TieredEvictionPolicy(Policy):
     def __init__(self, **values: object) -> None:
         super().__init__(**values)
         self._retrieval: dict[str, bool] = {}  # tool name -> matches a retrieval pattern
+        # In the list returned last time, per tier and for the decision log: the first position
+        # that may hold what it looks for (nothing before it does). Within the engine's
+        # unchanged prefix they spare a scan of the whole history at every compile.
+        self._first = [0, 0, 0, 0]
 
     def is_retrieval(self, name: str) -> bool:
         """Whether results of tool ``name`` can be fetched again (decided once per name)."""
@@ -147,26 +170,42 @@ class TieredEvictionPolicy(Policy):
         counter = event.counter
         if counter is None:
             return None
+        first = self._first = [min(f, event.unchanged_prefix) for f in self._first]
         budget = self.budget(event)
         tokens = event.given_tokens(messages)
         if tokens <= budget:
             return None
         out = list(messages)
-        protected = len(out) - self.keep_recent
-        calls = {c.id: c for m in out for c in m.tool_calls}
-        replies = _consuming_replies(out)
-        for tier in (self._consumed_output, self._refetchable):
-            for i in range(max(protected, 0)):
-                if tokens <= budget:
-                    break
-                if replies[i] is None:  # not consumed yet: the agent has not seen it
+        protected = max(len(out) - self.keep_recent, 0)
+        start = min(first[0], first[1])
+        replies = _consuming_replies(out, start)
+        cut: dict[int, None] = {}  # positions cut, in order
+        for tier, cuts in enumerate((self._consumed_output, self._refetchable)):
+            left = None  # the first position this tier could still cut
+            for i in range(first[tier], protected):
+                if not self._can_cut(tier, out, i):
                     continue
-                replacement = tier(out[i], replies[i], calls, event.turn)
-                if replacement is not None:
-                    tokens += counter.count(replacement) - counter.count(out[i])
-                    out[i] = replacement
+                if tokens <= budget:  # enough cut
+                    left = i
+                    break
+                reply = replies[i - start]
+                if reply is None:  # not consumed yet: the agent has not seen it
+                    left = i if left is None else left
+                    continue
+                replacement = cuts(out[i], reply, _call_of(out, i), event.turn)
+                tokens += counter.count(replacement) - counter.count(out[i])
+                out[i] = replacement
+                cut[i] = None
+            first[tier] = protected if left is None else left
+        stubs = [out[i] for i in cut]
+        folded: list[Message] = []
         if tokens > budget:
-            out, tokens = self._fold(out, max(protected, 0), tokens, budget, event)
+            log_at = first[3] = _find_log(out, first[3])
+            out, tokens, folded, first[3], first[2] = self._fold(
+                out, first[2], protected, tokens, budget, event, log_at
+            )
+            if folded:  # positions moved: the tiers look from the start next time
+                first[0] = first[1] = 0
         if tokens > budget:
             event.report(
                 "budget_unmet",
@@ -174,47 +213,66 @@ class TieredEvictionPolicy(Policy):
                 f"{tokens:,} tokens remain over the {budget:,} budget: standing rules, the last "
                 f"{self.keep_recent} messages and the arguments of tool calls are never cut",
             )
-        if len(out) == len(messages) and all(a is b for a, b in zip(out, messages, strict=True)):
+        if not stubs and not folded:
             return None
-        self._report(event, messages, out)
+        self._report(event, stubs, folded)
         return out
 
+    def _can_cut(self, tier: int, messages: list[Message], index: int) -> bool:
+        """Whether ``tier`` (0: consumed output, 1: re-fetchable) can cut the message at ``index``."""
+        message = messages[index]
+        if not message.is_tool_result:
+            return False
+        if tier == 0:
+            return message.kind in (ORIGINAL, CLIPPED)
+        if message.content.startswith("[pointer]"):
+            return False
+        call = None if message.name else _call_of(messages, index)
+        return self.is_retrieval(message.name or (call.name if call else ""))
+
     # tier 1
-    def _consumed_output(self, message: Message, reply: Message, calls: dict, turn: int) -> Message | None:
-        if not message.is_tool_result or message.kind not in (ORIGINAL, CLIPPED):
-            return None
+    def _consumed_output(self, message: Message, reply: Message, call: ToolCall | None, turn: int) -> Message:
         repeated = set(iter_facts(reply.content))
-        used = [f for f in iter_facts(message.content) if f in repeated]
-        call = calls.get(message.tool_call_id)
+        # a fact found in the output is part of its text: when no repeated fact is, none is used
+        # (and the output, often large, need not be searched)
+        if any(f in message.content for f in repeated):
+            used = [f for f in iter_facts(message.content) if f in repeated]
+        else:
+            used = []
         name = message.name or (call.name if call else "tool")
         what = f"used {', '.join(used[:12])}" if used else "nothing quoted from it"
         line = f"[tool {name}({_arguments(call)}) -> {what}; full output dropped at turn {turn}]"
         return message.replace(content=line, kind=STUB)
 
     # tier 2
-    def _refetchable(self, message: Message, reply: Message, calls: dict, turn: int) -> Message | None:
-        if not message.is_tool_result or message.content.startswith("[pointer]"):
-            return None
-        call = calls.get(message.tool_call_id)
+    def _refetchable(self, message: Message, reply: Message, call: ToolCall | None, turn: int) -> Message:
         name = message.name or (call.name if call else "")
-        if not self.is_retrieval(name):
-            return None
         line = f"[pointer] result dropped at turn {turn}; fetch it again with {name}({_arguments(call)})"
         return message.replace(content=line, kind=STUB)
 
     # tier 3
     def _fold(
-        self, out: list[Message], protected: int, tokens: int, budget: int, event: CompileEvent
-    ) -> tuple[list[Message], int]:
+        self,
+        out: list[Message],
+        start: int,
+        protected: int,
+        tokens: int,
+        budget: int,
+        event: CompileEvent,
+        log_at: int,
+    ) -> tuple[list[Message], int, list[Message], int, int]:
+        """Folds old prose (from ``start``, where the first foldable message may sit) into the
+        decision log at ``log_at`` (``len(out)``: none yet) until the request fits. Returns the list,
+        its tokens, the messages folded, where the log now is and where the first foldable
+        message now may sit."""
         counter = event.counter
-        log_at = next((i for i, m in enumerate(out) if m.kind == DECISION_LOG), None)
-        old_log = out[log_at] if log_at is not None else None
+        old_log = out[log_at] if log_at < len(out) else None
         folded: list[int] = []
         lines = old_log.content.split("\n")[1:] if old_log else []
         estimate = tokens
-        for i in range(protected):
+        for i in range(start, protected):
             m = out[i]
-            if m.role not in ("user", "assistant") or m.tool_calls or m.kind not in (ORIGINAL, CLIPPED):
+            if not _foldable(m):
                 continue
             new_lines = _log_lines(m)
             folded.append(i)
@@ -223,14 +281,14 @@ class TieredEvictionPolicy(Policy):
             if estimate <= budget:
                 break
         if not folded:
-            return out, tokens
+            return out, tokens, [], log_at, protected
         group = [out[i] for i in folded] + ([old_log] if old_log else [])
         if event.summarizer is not None and getattr(event.summarizer, "name", "") != "extractive":
             previous = old_log.content if old_log else ""
             transcript = previous + "\n" + render_transcript([out[i] for i in folded])
             summary = summarize_or_report(event, DECISION_LOG_PROMPT, transcript, "decision log")
             if summary is None:  # the prose stays as it was
-                return out, tokens
+                return out, tokens, [], log_at, folded[0]
             lines = [summary]
         log = Message(
             role="user",
@@ -239,18 +297,17 @@ class TieredEvictionPolicy(Policy):
             source=sources_of(group),
             compacted_count=sum(max(m.compacted_count, 1) for m in group),
         )
-        drop = set(folded) | ({log_at} if log_at is not None else set())
+        drop = set(folded) | ({log_at} if old_log else set())
         position = min(drop)
         result = [m for i, m in enumerate(out) if i not in drop]
-        result.insert(sum(1 for i in range(position) if i not in drop), log)
+        at = sum(1 for i in range(position) if i not in drop)
+        result.insert(at, log)
         removed = sum(counter.count(out[i]) for i in drop)
-        return result, tokens - removed + counter.count(log)
+        return result, tokens - removed + counter.count(log), [out[i] for i in folded], at, at
 
-    def _report(self, event: CompileEvent, before: list[Message], after: list[Message]) -> None:
-        kept, old = {id(m) for m in after}, {id(m) for m in before}
-        new_stubs = [m for m in after if m.kind == STUB and id(m) not in old]
-        result_lines = [m for m in new_stubs if m.content.startswith("[tool ")]
-        pointers = [m for m in new_stubs if m.content.startswith("[pointer]")]
+    def _report(self, event: CompileEvent, stubs: list[Message], folded: list[Message]) -> None:
+        result_lines = [m for m in stubs if m.content.startswith("[tool ")]
+        pointers = [m for m in stubs if m.content.startswith("[pointer]")]
         if result_lines:
             event.report(
                 "stub",
@@ -261,8 +318,12 @@ class TieredEvictionPolicy(Policy):
             event.report(
                 "stub", sources_of(pointers), f"tier 2: {len(pointers)} re-fetchable result(s) → pointers"
             )
-        folded = [m for m in before if id(m) not in kept and m.kind != DECISION_LOG and not m.is_tool_result]
         if folded:
             event.report(
                 "fold", sources_of(folded), f"tier 3: {len(folded)} old turn(s) folded into the decision log"
             )
+
+
+def _find_log(messages: list[Message], start: int) -> int:
+    """Where the decision log is, looking from ``start``; ``len(messages)`` when nowhere."""
+    return next((i for i in range(start, len(messages)) if messages[i].kind == DECISION_LOG), len(messages))
