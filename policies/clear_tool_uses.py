@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from fnmatch import fnmatch
 
 from policies.base import EPHEMERAL, CompileEvent, Param, ParamError, Policy, persistence_param
@@ -80,27 +81,72 @@ class ClearToolUsesPolicy(Policy):
         super().__init__(**values)
         if self.flavour == LANGCHAIN and self.trigger_type == TOOL_USES:
             raise ParamError("trigger_type tool_uses is Anthropic's: LangChain's trigger counts tokens")
+        self._pass = _Pass()
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
-        counter = event.counter
-        if counter is None:
+        if event.counter is None:
             return None
-        langchain = self.flavour == LANGCHAIN
-        if langchain:
-            measured = sum(langchain_approximate_tokens(m) for m in messages if m.role not in STANDING_ROLES)
-        elif self.trigger_type == TOOL_USES:
-            measured = sum(len(m.tool_calls) for m in messages)
+        done = self._pass
+        if not done.continued_by(messages):
+            done = self._pass = _Pass()
+        self._extend(done, messages)
+        if self.flavour == LANGCHAIN or self.trigger_type == TOOL_USES:
+            measured = done.measured
         else:
             measured = event.given_tokens(messages) + event.fixed_tokens
         if measured <= self.trigger:
             return None
-        results = [i for i, m in enumerate(messages) if m.is_tool_result]
-        candidates = results[: len(results) - self.keep] if self.keep < len(results) else []
-        measure = langchain_approximate_tokens if langchain else counter.count
-        out = list(messages)
-        cleared: list[Message] = []
-        freed = 0
-        for i in candidates:
+        self._clear(done, event)
+        if not done.cleared:
+            return None
+        langchain = self.flavour == LANGCHAIN
+        if not langchain and done.freed < self.clear_at_least:
+            event.report(
+                "skip",
+                (),
+                f"clearing would free {done.freed:,} tokens, under clear_at_least {self.clear_at_least:,}",
+            )
+            return None
+        new = done.cleared[done.reported :]  # what the previous request sent uncleared
+        if new:
+            unit = "tokens (LangChain's estimate)" if langchain else "tokens"
+            if len(new) == len(done.cleared):
+                detail = f"{len(new)} tool result(s) cleared, {done.freed:,} {unit} freed"
+            else:
+                detail = (
+                    f"{len(new)} more tool result(s) cleared ({len(done.cleared)} in all), "
+                    f"{done.freed:,} {unit} freed in all"
+                )
+            event.report("stub", sources_of(new), detail)
+            done.reported = len(done.cleared)
+        return list(done.out)
+
+    def _extend(self, done: _Pass, messages: list[Message]) -> None:
+        """Take in the messages the history gained since the pass last saw it."""
+        start = len(done.given)
+        new = messages[start:]
+        done.given.extend(new)
+        done.out.extend(new)
+        for i, m in enumerate(new, start=start):
+            if m.is_tool_result:
+                done.results.append(i)
+            if self.flavour == LANGCHAIN:
+                done.measured += langchain_approximate_tokens(m) if m.role not in STANDING_ROLES else 0
+            else:
+                done.measured += len(m.tool_calls)
+
+    def _clear(self, done: _Pass, event: CompileEvent) -> None:
+        """Clear the candidates the pass has not looked at yet, oldest first.
+
+        The history only grows while the pass goes on, so what it cleared of the older
+        candidates is what clearing the whole history anew would clear of them."""
+        langchain = self.flavour == LANGCHAIN
+        measure = langchain_approximate_tokens if langchain else event.counter.count
+        out = done.out
+        candidates = max(len(done.results) - self.keep, 0)
+        while done.looked < candidates and not done.reached:
+            i = done.results[done.looked]
+            done.looked += 1
             message = out[i]
             if message.kind == STUB:
                 continue  # already cleared, by this policy or another
@@ -110,29 +156,41 @@ class ClearToolUsesPolicy(Policy):
             if any(fnmatch(message.name or call.name, pattern) for pattern in self.exclude_tools):
                 continue
             out[i] = message.replace(content=self.placeholder, kind=STUB)
-            freed += measure(message) - measure(out[i])
-            cleared.append(message)
+            done.freed += measure(message) - measure(out[i])
+            done.cleared.append(message)
             if self.clear_tool_inputs:
                 before = out[at]
                 calls = tuple(ToolCall(c.id, c.name, "{}") if c is call else c for c in before.tool_calls)
                 out[at] = before.replace(tool_calls=calls)
-                freed += measure(before) - measure(out[at])
-            if langchain and self.clear_at_least and freed >= self.clear_at_least:
-                break
-        if not cleared:
-            return None
-        if not langchain and freed < self.clear_at_least:
-            event.report(
-                "skip",
-                (),
-                f"clearing would free {freed:,} tokens, under clear_at_least {self.clear_at_least:,}",
-            )
-            return None
-        unit = "tokens (LangChain's estimate)" if langchain else "tokens"
-        event.report(
-            "stub", sources_of(cleared), f"{len(cleared)} tool result(s) cleared, {freed:,} {unit} freed"
-        )
-        return out
+                done.freed += measure(before) - measure(out[at])
+            if langchain and self.clear_at_least and done.freed >= self.clear_at_least:
+                done.reached = True
+
+
+@dataclass
+class _Pass:
+    """What clearing the history has found so far: the history as given, the cleared copy,
+    and where the tool results are. Both frameworks clear each request anew from the whole
+    history; the history only grows between rewrites, so the pass goes on from where it
+    stopped, and the replacements it made before stand (the same objects, which the engine
+    finds in place)."""
+
+    given: list[Message] = field(default_factory=list)
+    out: list[Message] = field(default_factory=list)
+    results: list[int] = field(default_factory=list)  # positions of tool results
+    measured: int = 0  # tool uses, or LangChain's estimate of the messages
+    looked: int = 0  # candidates looked at
+    freed: int = 0
+    cleared: list[Message] = field(default_factory=list)
+    reported: int = 0  # of those cleared, how many a request sent cleared already
+    reached: bool = False  # LangChain's clear_at_least reached: it stops there
+
+    def continued_by(self, messages: list[Message]) -> bool:
+        """Whether ``messages`` is the history this pass saw, with messages added after it."""
+        n = len(self.given)
+        if n > len(messages) or (n and messages[n - 1] is not self.given[-1]):
+            return False
+        return messages[:n] == self.given
 
 
 def _call_of(messages: list[Message], index: int, *, assistant_only: bool) -> tuple[int, ToolCall | None]:

@@ -197,6 +197,20 @@ def test_an_ephemeral_clear_sees_every_output_again_and_a_persistent_one_forgets
     assert persistent.turns[-1].context_tokens > ephemeral.turns[-1].context_tokens
 
 
+def test_an_ephemeral_clear_counts_each_result_once_and_sends_the_same_stubs_again():
+    session = agentic_session(rounds=30, size=800)
+    result = replay(session, [spec("ClearToolUsesPolicy", trigger=3_000, keep=3)])
+    frame = turns_frame(result)
+    stubbed = [m for m in result.turns[-1].context if m.kind == "stub"]
+    # each result is counted as stubbed at the turn it was first cleared, not again at every request
+    assert frame["stubs_created"].sum() == len(stubbed) == 30 - 3
+    # and a later request sends the very stub objects of the earlier one: it differs from it
+    # only where the result that has just left the last 3 is cleared
+    for before, after in itertools.pairwise(result.turns[-5:]):
+        assert after.request[after.shared].kind == "stub" and before.request[after.shared].kind == "original"
+        assert after.shared > before.size - 10
+
+
 def test_a_per_turn_policy_runs_once_after_each_user_message():
     session = make_session(
         system("Rules."),
