@@ -150,3 +150,33 @@ def test_a_result_the_agent_has_not_read_yet_is_never_cut_even_unprotected():
         event(), messages
     )
     assert answering(out, "c3") is messages[-1]
+
+
+def test_a_reused_call_id_pairs_each_result_with_the_nearest_call_before_it():
+    messages = numbered(
+        [
+            user("Read both files."),
+            assistant("", call("c1", "read_file", '{"path": "a.py"}')),
+            result("c1", "alpha = 1\n" * 300, name="read_file"),
+            assistant("a.py sets alpha."),
+            assistant("", call("c1", "read_file", '{"path": "b.py"}')),  # the id again
+            result("c1", "beta = 2\n" * 300, name="read_file"),
+            assistant("b.py sets beta."),
+            user("Thanks."),
+        ]
+    )
+    out = TieredEvictionPolicy(budget_tokens=500, keep_recent=1, retrieval_tools=[]).on_compile(event(), messages)
+    assert "read_file(path=a.py)" in out[2].content and "read_file(path=b.py)" in out[5].content
+
+
+def test_over_budget_at_every_compile_it_goes_on_from_its_own_output_with_the_same_result():
+    """Given back its own output plus new messages (the engine's unchanged prefix), it cuts
+    what a policy seeing the list for the first time would."""
+    messages = session()
+    budget = request_tokens(messages) - COUNTER.count(messages[3]) + 60
+    going_on = TieredEvictionPolicy(budget_tokens=budget, keep_recent=2)
+    first = going_on.on_compile(event(), messages[:8])
+    grown = [*(first or messages[:8]), *messages[8:]]
+    again = going_on.on_compile(event(unchanged_prefix=8), grown)
+    fresh = TieredEvictionPolicy(budget_tokens=budget, keep_recent=2).on_compile(event(), grown)
+    assert [m.content for m in again or grown] == [m.content for m in fresh or grown]
