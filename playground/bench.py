@@ -206,6 +206,51 @@ def _replay_and_quality(session: Session, stack: list[PolicySpec], settings: Set
     return measured(fresh), measured(fresh)
 
 
+def large(n_messages: int, stack: list[PolicySpec], settings: Settings, out: Callable[[str], None]) -> dict:
+    """The replay plus quality pass at a size where quadratic work shows: default and
+    extended stack, once each (CPU seconds), with the floor and each one's peak memory."""
+    session = synthetic_session(n_messages)
+    TokenCounter(settings.model).count(session.messages[0])  # load the encoding outside the timings
+    floor_s = _timed(lambda: TokenCounter(settings.model).prime(session.messages))
+    figures: dict = {"messages": len(session.messages), "tokenize_once_s": round(floor_s, 3)}
+    out(f"at {len(session.messages):,} messages ({session.turns:,} inferences): floor {floor_s:.3f} s")
+    for name, specs in (("default", stack), ("extended", EXTENDED_STACK)):
+        first, again = _replay_and_quality(session, specs, settings)
+        tracemalloc.start()
+        quality.per_turn(replay(session, specs, settings))
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        figures[name] = {
+            "with_quality_s": round(first, 3),
+            "again_s": round(again, 3),
+            "peak_mib": round(peak, 1),
+        }
+        out(
+            f"  replay and quality pass, {name + ' stack:':17} {first:8.3f} s  ({first / floor_s:.1f}x the floor; "
+            f"{again:.3f} s for another stack; peak {peak:.1f} MiB)"
+        )
+    return figures
+
+
+def no_policy_memory(n_messages: int, settings: Settings, out: Callable[[str], None]) -> dict:
+    """Peak memory of a replay with no policy, where every request is the whole history so far:
+    what storing each turn's request costs (the session itself is built before tracing)."""
+    session = synthetic_session(n_messages)
+    TokenCounter(settings.model).count(session.messages[0])
+    tracemalloc.start()
+    start = time.process_time()
+    result = replay(session, [], settings)
+    seconds = time.process_time() - start
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    whole = sum(t.size for t in result.turns)
+    out(
+        f"no policy at {len(session.messages):,} messages: {seconds:.2f} s, peak {peak:.1f} MiB; the requests "
+        f"hold {whole:,} messages in all, kept as {result.turns[-1].log.references():,} references"
+    )
+    return {"messages": len(session.messages), "seconds": round(seconds, 2), "peak_mib": round(peak, 1)}
+
+
 def startup(path: str, out: Callable[[str], None]) -> dict:
     """Wall seconds of the CLI's ``replay`` on a file, next to starting the interpreter and
     loading the encoder alone: what a user of the command line waits for beyond the replay."""

@@ -139,6 +139,18 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="time the replay engine on a synthetic session")
     bench.add_argument("--messages", type=int, default=2000, help="messages in the synthetic session")
     bench.add_argument(
+        "--large",
+        type=int,
+        metavar="N",
+        help="also time the replay and quality pass, default and extended stack, on an N-message session",
+    )
+    bench.add_argument(
+        "--no-policy-memory",
+        type=int,
+        metavar="N",
+        help="also measure the peak memory of replaying an N-message session with no policy",
+    )
+    bench.add_argument(
         "--redraw",
         type=int,
         metavar="N",
@@ -475,6 +487,14 @@ def _bench(args: argparse.Namespace) -> int:
         read_path(args.startup)  # a file the CLI cannot replay is refused by name before any timing
     config = default_config()
     run(args.messages, config.stack, config.settings, print)
+    if args.large:
+        from playground.bench import large
+
+        large(args.large, config.stack, config.settings, print)
+    if args.no_policy_memory:
+        from playground.bench import no_policy_memory
+
+        no_policy_memory(args.no_policy_memory, config.settings, print)
     if args.redraw:
         from playground.bench import redraw
 

@@ -160,6 +160,32 @@ def test_bench_prints_its_figures(capsys):
         assert label in out
 
 
+def test_bench_at_a_large_size_and_with_no_policy_prints_time_and_peak_memory(capsys):
+    assert (
+        main(
+            [
+                "bench",
+                "--messages",
+                "60",
+                "--sweep-points",
+                "0",
+                "--large",
+                "200",
+                "--no-policy-memory",
+                "300",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert re.search(r"at 200 messages .*floor [\d.]+ s", out)
+    for stack in ("default", "extended"):
+        assert re.search(rf"replay and quality pass, {stack} stack: +[\d.]+ s .*peak [\d.]+ MiB\)", out)
+    assert re.search(
+        r"no policy at 300 messages: [\d.]+ s, peak [\d.]+ MiB; the requests hold [\d,]+ messages", out
+    )
+
+
 def test_bench_refuses_a_startup_file_it_cannot_read_by_name(tmp_path, capsys):
     broken = tmp_path / "cut.json"
     broken.write_text('[{"role": "user", "content": "hi"')

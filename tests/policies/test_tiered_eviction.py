@@ -165,7 +165,9 @@ def test_a_reused_call_id_pairs_each_result_with_the_nearest_call_before_it():
             user("Thanks."),
         ]
     )
-    out = TieredEvictionPolicy(budget_tokens=500, keep_recent=1, retrieval_tools=[]).on_compile(event(), messages)
+    out = TieredEvictionPolicy(budget_tokens=500, keep_recent=1, retrieval_tools=[]).on_compile(
+        event(), messages
+    )
     assert "read_file(path=a.py)" in out[2].content and "read_file(path=b.py)" in out[5].content
 
 
