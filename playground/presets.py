@@ -42,6 +42,10 @@ PRESETS: dict[str, list[PolicySpec]] = {
         ),
     ],
     "Claude Code: auto-compact": [PolicySpec("ClaudeCodeAutoCompactPolicy")],
+    "Claude Code: microcompact after an hour idle, then auto-compact": [
+        PolicySpec("ClaudeCodeMicrocompactPolicy"),
+        PolicySpec("ClaudeCodeAutoCompactPolicy"),
+    ],
     "OpenAI Agents SDK: ToolOutputTrimmer defaults": [PolicySpec("ToolOutputTrimmerPolicy")],
     "OpenAI cookbook: trimming session (last 8 turns)": [
         PolicySpec("TrimmingSessionPolicy", {"max_turns": 8})
@@ -74,7 +78,10 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "Deep Agents: summarization defaults (85% of the window, keep 10%)",
     ),
     "Anthropic": ("Anthropic context editing (clear tool uses)", "Anthropic server compaction (150,000)"),
-    "Claude Code": ("Claude Code: auto-compact",),
+    "Claude Code": (
+        "Claude Code: auto-compact",
+        "Claude Code: microcompact after an hour idle, then auto-compact",
+    ),
     "OpenAI": (
         "OpenAI Agents SDK: ToolOutputTrimmer defaults",
         "OpenAI cookbook: trimming session (last 8 turns)",

@@ -236,6 +236,7 @@ class _Run:
         self.view = RunningContext(counter) if self.editors else None
         self.turns: list[Turn] = []
         self.log = RequestLog()
+        self.reply_index = -1  # of the reply the request being compiled gets
         self.sent = 0  # working messages in the last request
         self.events: list[Event] = []
         self.last_usage: int | None = None
@@ -327,6 +328,7 @@ class _Run:
 
     def compile(self, reply_index: int, raw_before: int) -> None:
         turn = len(self.turns) + 1
+        self.reply_index = reply_index
         working = self.working
         kept = self.sent  # of the last request's working messages, how many stand in place
         self.summarizer.stats.turn = turn  # summaries made now are billed to this turn
@@ -415,6 +417,8 @@ class _Run:
             message_tokens=given.message_tokens,
             fixed_tokens=self.fixed_tokens,
             tools=self.session.tools,
+            time=self.session.times.get(self.reply_index),
+            previous_time=self.session.times.get(self.turns[-1].reply_index) if self.turns else None,
         )
 
     def record(self, turn, position, policy, actions: list[Action], before: int, after: int) -> None:

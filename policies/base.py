@@ -154,6 +154,10 @@ class CompileEvent(_Reporting):
     given (``message_tokens[i]`` counts ``messages[i]``; read it, never change it), so a
     policy measures the context without recounting it; ``given_tokens`` reads them.
     ``given_tokens(messages) + fixed_tokens`` is the whole request as a provider bills it.
+
+    ``time`` and ``previous_time`` are when the reply to this request and the previous reply
+    were recorded (Unix seconds; None where the transcript has no times): their gap is how
+    long the agent was idle, what time-based policies and cache lifetimes go by.
     """
 
     turn: int = 1
@@ -167,6 +171,8 @@ class CompileEvent(_Reporting):
     message_tokens: Sequence[int] = ()
     fixed_tokens: int = 0  # paid by every request besides its messages: tool definitions, reply priming
     tools: tuple[dict, ...] = ()  # the tool definitions the session recorded, as recorded
+    time: float | None = None
+    previous_time: float | None = None
 
     def given_tokens(self, messages: Sequence[Message]) -> int:
         """Tokens of the pinned rules and ``messages``, the list this event came with: the

@@ -1,9 +1,11 @@
-"""Claude Code's auto-compact (closed source: its public docs and issues)."""
+"""Claude Code's auto-compact and time-based microcompact (closed source: its public docs and issues)."""
 
 from __future__ import annotations
 
-from policies.base import CompileEvent, Param, Policy
-from policies.messages import Message, render_transcript
+from fnmatch import fnmatch
+
+from policies.base import PERSISTENT, CompileEvent, Param, Policy, persistence_param
+from policies.messages import STUB, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
 OUTPUT_RESERVE = 20_000  # /context's "Autocompact buffer: 33k tokens (16.5%)" on 200K (claude-code #35127)
@@ -73,3 +75,62 @@ class ClaudeCodeAutoCompactPolicy(Policy):
         message = summary_message("user", CONTINUATION + summary, messages)
         event.report("compact", message.source, f"{len(messages)} message(s) compacted at {tokens:,} tokens")
         return [message]
+
+
+MICROCOMPACT_PLACEHOLDER = "[Old tool result content cleared]"
+
+
+class ClaudeCodeMicrocompactPolicy(Policy):
+    """Claude Code's time-based microcompact: when the agent comes back after a gap longer
+    than the prompt cache lives, the cache is cold and the next request is written in full
+    anyway, so the contents of old tool results are cleared first, all but the last
+    ``keep_recent``, each left as a placeholder (the call and its result stay paired).
+
+    On by default in Claude Code and silent (claude-code #57788); its gap, keep count,
+    placeholder and tool list are undocumented, so they are parameters here. Defaults: the
+    1-hour cache lifetime Claude Code writes with, and our reading of its behaviour (keep 5).
+    The gap is measured between the recorded times of the previous reply and this one: a
+    transcript without reply times never triggers it (an event says so)."""
+
+    params = (
+        Param(
+            "gap_minutes", int, 60, "Idle minutes since the previous reply after which it clears.", 1, 10_080
+        ),
+        Param("keep_recent", int, 5, "Most recent tool results never cleared.", 0, 200),
+        Param("placeholder", str, MICROCOMPACT_PLACEHOLDER, "Text left in place of a cleared result."),
+        Param("tools", list, ("*",), "Tool names (or glob patterns) whose results may be cleared."),
+        persistence_param(
+            PERSISTENT,
+            "persistent: the cleared results stay cleared in the history, as in Claude Code; "
+            "ephemeral: only the request after the gap is cleared.",
+        ),
+    )
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        if event.time is None or event.previous_time is None:
+            if event.turn == 2 and event.time is None:
+                event.report(
+                    "skip", (), "the transcript recorded no reply times: a time-based clear never fires"
+                )
+            return None
+        gap = event.time - event.previous_time
+        if gap < self.gap_minutes * 60:
+            return None
+        results = [
+            i
+            for i, m in enumerate(messages)
+            if m.is_tool_result and any(fnmatch(m.name or "", p) for p in self.tools)
+        ]
+        old = [i for i in results[: max(len(results) - self.keep_recent, 0)] if messages[i].kind != STUB]
+        if not old:
+            return None
+        out = list(messages)
+        for i in old:
+            out[i] = messages[i].replace(content=self.placeholder, kind=STUB)
+        event.report(
+            "stub",
+            sources_of([messages[i] for i in old]),
+            f"{len(old)} tool result(s) cleared after {gap / 60:,.0f} idle minutes "
+            f"(over {self.gap_minutes}: the prompt cache had expired)",
+        )
+        return out

@@ -15,7 +15,7 @@ from policies.adk import AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy
 from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, TokenLimitedContextPolicy
 from policies.base import ParamError, Policy, shown
-from policies.claude_code import ClaudeCodeAutoCompactPolicy
+from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocompactPolicy
 from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.compaction import CompactionPolicy
 from policies.langchain import LangChainSummarizationPolicy
@@ -37,6 +37,7 @@ BUILTINS: tuple[type[Policy], ...] = (
     ClearToolUsesPolicy,
     LangChainSummarizationPolicy,
     ClaudeCodeAutoCompactPolicy,
+    ClaudeCodeMicrocompactPolicy,
     ToolOutputTrimmerPolicy,
     TrimmingSessionPolicy,
     BufferedContextPolicy,

@@ -4,6 +4,7 @@ extra): checked here against the rules their sources state."""
 import pytest
 
 from playground.replay import Settings, replay
+from playground.session import Session
 from policies.adk import AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy
 from policies.base import ParamError
@@ -111,6 +112,40 @@ def test_claude_code_replaces_the_whole_conversation_with_a_user_summary():
     assert out[0].content == CONTINUATION + "the summary" and out[0].compacted_count == len(messages)
 
 
+def timed_session(gap_minutes: float):
+    """Two tasks of 8 tool calls each, replies a minute apart, and ``gap_minutes`` idle between them."""
+    messages = [system("Rules."), user("first task"), *tool_loop(8, 400, "a"), assistant("done one")]
+    messages += [user("second task"), *tool_loop(8, 400, "b"), assistant("done two")]
+    session = make_session(*messages)
+    times, clock = {}, 1_790_000_000.0
+    for i, m in enumerate(session.messages):
+        if m.role == "assistant":
+            clock += gap_minutes * 60 if session.messages[i - 1].content == "second task" else 60
+            times[i] = clock
+    return Session(session.name, session.format, session.messages, times=times)
+
+
+def test_claude_code_microcompact_clears_all_but_the_last_5_results_after_an_idle_hour_and_only_then():
+    session = timed_session(gap_minutes=75)
+    result = replay(session, [PolicySpec("ClaudeCodeMicrocompactPolicy")])
+    [event] = [e for e in result.events if e.action == "stub"]
+    back = next(t for t in result.turns if session.messages[t.reply_index - 1].content == "second task")
+    # the first task's 8 results are all the history holds when the agent comes back: 5 stay
+    assert event.turn == back.number and "3 tool result(s) cleared after 75 idle minutes" in event.detail
+    cleared = [m for m in back.context if m.kind == "stub"]
+    assert [m.tool_call_id for m in cleared] == ["a0", "a1", "a2"]
+    assert all(m.content == "[Old tool result content cleared]" for m in cleared)
+    assert result.turns[-1].stubs_held == 3  # written back; no later gap clears more
+    assert replay(timed_session(gap_minutes=30), [PolicySpec("ClaudeCodeMicrocompactPolicy")]).events[0].action == "idle"
+
+
+def test_claude_code_microcompact_on_a_transcript_without_times_says_it_never_fires():
+    session = make_session(system("Rules."), user("go"), *tool_loop(8, 400), assistant("done"))
+    result = replay(session, [PolicySpec("ClaudeCodeMicrocompactPolicy")])
+    assert [e.action for e in result.events] == ["skip", "idle"]
+    assert "no reply times" in result.events[0].detail and result.turns[-1].stubs_held == 0
+
+
 def test_langchain_summary_is_a_user_message_and_never_fires_without_a_trigger():
     messages = numbered([user("go"), *tool_loop(12, 400)])
     assert LangChainSummarizationPolicy().on_compile(compile_event(summarizer=Fixed()), messages) is None
@@ -148,6 +183,7 @@ def test_a_fraction_keep_over_one_is_refused():
     [
         "LangChainSummarizationPolicy",
         "ClaudeCodeAutoCompactPolicy",
+        "ClaudeCodeMicrocompactPolicy",
         "ToolOutputTrimmerPolicy",
         "TrimmingSessionPolicy",
         "BufferedContextPolicy",
