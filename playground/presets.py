@@ -60,6 +60,9 @@ PRESETS: dict[str, list[PolicySpec]] = {
     "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec("AdkTokenCompactionPolicy")],
     "LlamaIndex: chat memory buffer (3,000 tokens)": [PolicySpec("ChatMemoryBufferPolicy")],
     "LlamaIndex: chat summary memory buffer (2,000 tokens)": [PolicySpec("ChatSummaryMemoryBufferPolicy")],
+    "Letta: summarizer defaults (over 90% of the window, sliding window 30%)": [
+        PolicySpec("LettaSummarizerPolicy")
+    ],
 }
 
 # the presets by the framework whose rules they follow, in the order the app lists them
@@ -97,6 +100,7 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "LlamaIndex: chat memory buffer (3,000 tokens)",
         "LlamaIndex: chat summary memory buffer (2,000 tokens)",
     ),
+    "Letta": ("Letta: summarizer defaults (over 90% of the window, sliding window 30%)",),
 }
 
 

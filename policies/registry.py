@@ -19,6 +19,7 @@ from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocom
 from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.compaction import CompactionPolicy
 from policies.langchain import LangChainSummarizationPolicy
+from policies.letta import LettaSummarizerPolicy
 from policies.llama_index import ChatMemoryBufferPolicy, ChatSummaryMemoryBufferPolicy
 from policies.openai_agents import SummarizingSessionPolicy, ToolOutputTrimmerPolicy, TrimmingSessionPolicy
 from policies.prompt_compression import PromptCompressionPolicy
@@ -48,6 +49,7 @@ BUILTINS: tuple[type[Policy], ...] = (
     AdkTokenCompactionPolicy,
     ChatMemoryBufferPolicy,
     ChatSummaryMemoryBufferPolicy,
+    LettaSummarizerPolicy,
 )
 ENTRY_POINT_GROUP = "context_playground.policies"
 

@@ -136,7 +136,10 @@ def test_claude_code_microcompact_clears_all_but_the_last_5_results_after_an_idl
     assert [m.tool_call_id for m in cleared] == ["a0", "a1", "a2"]
     assert all(m.content == "[Old tool result content cleared]" for m in cleared)
     assert result.turns[-1].stubs_held == 3  # written back; no later gap clears more
-    assert replay(timed_session(gap_minutes=30), [PolicySpec("ClaudeCodeMicrocompactPolicy")]).events[0].action == "idle"
+    assert (
+        replay(timed_session(gap_minutes=30), [PolicySpec("ClaudeCodeMicrocompactPolicy")]).events[0].action
+        == "idle"
+    )
 
 
 def test_claude_code_microcompact_on_a_transcript_without_times_says_it_never_fires():
@@ -192,6 +195,7 @@ def test_a_fraction_keep_over_one_is_refused():
         "AnthropicCompactionPolicy",
         "SummarizingSessionPolicy",
         "AdkTokenCompactionPolicy",
+        "LettaSummarizerPolicy",
     ],
 )
 def test_every_emulation_replays_a_session_with_its_defaults(name):
