@@ -27,6 +27,10 @@ PRESETS: dict[str, list[PolicySpec]] = {
     "Anthropic context editing (clear tool uses)": [
         PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
     ],
+    "Anthropic context editing (clear thinking, then tool uses)": [
+        PolicySpec("ClearThinkingPolicy", {"keep_turns": 1}),
+        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
+    ],
     "Sliding window of 50": [PolicySpec("SlidingWindowPolicy", {"max_messages": 50})],
     # the frameworks', each with its own defaults (FRAMEWORKS.md names the version followed)
     "LangChain 1.x: summarization (docs example: 4,000 tokens, keep 20 messages)": [
@@ -80,7 +84,11 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "LangChain 1.x: context editing defaults (clear tool uses over 100,000)",
         "Deep Agents: summarization defaults (85% of the window, keep 10%)",
     ),
-    "Anthropic": ("Anthropic context editing (clear tool uses)", "Anthropic server compaction (150,000)"),
+    "Anthropic": (
+        "Anthropic context editing (clear tool uses)",
+        "Anthropic context editing (clear thinking, then tool uses)",
+        "Anthropic server compaction (150,000)",
+    ),
     "Claude Code": (
         "Claude Code: auto-compact",
         "Claude Code: microcompact after an hour idle, then auto-compact",

@@ -155,6 +155,8 @@ class TokenCounter:
     def _parts(message: Message) -> list[str]:
         """The texts of a message the tokenizer sees."""
         parts = [message.role]
+        if message.thinking:
+            parts.append(message.thinking)
         if message.content:
             parts.append(message.content)
         if message.name:

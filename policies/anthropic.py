@@ -1,11 +1,12 @@
 """Anthropic's server compaction (``compact_20260112``, beta ``compact-2026-01-12``; the API's
-compaction docs and ``anthropic==2.16.0`` ``beta_compact_20260112_edit_param.py``). Its
-context editing is ``ClearToolUsesPolicy``."""
+compaction docs and ``anthropic==2.16.0`` ``beta_compact_20260112_edit_param.py``) and its
+``clear_thinking_20251015`` context edit (``beta_clear_thinking_20251015_edit_param.py``). Its
+``clear_tool_uses_20250919`` edit is ``ClearToolUsesPolicy``."""
 
 from __future__ import annotations
 
-from policies.base import CompileEvent, Param, Policy
-from policies.messages import Message, render_transcript
+from policies.base import EPHEMERAL, CompileEvent, Param, Policy
+from policies.messages import CLIPPED, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
 INSTRUCTIONS = (  # our own; the API's default asks for the summary in <summary> tags
@@ -42,3 +43,50 @@ class AnthropicCompactionPolicy(Policy):
             "compact", block.source, f"{len(messages)} message(s) compacted at {tokens:,} input tokens"
         )
         return [block]
+
+
+class ClearThinkingPolicy(Policy):
+    """Anthropic's ``clear_thinking_20251015`` context edit: the thinking of all but the last
+    ``keep_turns`` assistant turns that have any (``keep: {"type": "thinking_turns",
+    "value": N}``) is removed from the request; the history keeps it (ephemeral, per request,
+    as the API applies it). Its text and tool calls stay, so the request stays valid; a
+    message that lost its thinking counts as clipped.
+
+    The API lists it first among the edits, and without it keeps only the last assistant
+    turn's thinking anyway: ``keep_turns`` 1 is what a request without the edit is billed
+    for. Keeping all (no policy) keeps the cached prefix whole: removing older thinking
+    breaks the cache where the first of it sat."""
+
+    persistence = EPHEMERAL
+    params = (Param("keep_turns", int, 1, "Most recent assistant turns whose thinking is kept.", 0, 1_000),)
+
+    def __init__(self, **values: object) -> None:
+        super().__init__(**values)
+        # id of a message -> (it, it without thinking): every request sends the same objects
+        self._cleared: dict[int, tuple[Message, Message]] = {}
+        self._reported: set[int] = set()  # raw indices whose thinking a request cleared already
+
+    def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        thinking = [i for i, m in enumerate(messages) if m.thinking]
+        clear = thinking[: max(len(thinking) - self.keep_turns, 0)]
+        if not clear:
+            return None
+        out = list(messages)
+        for i in clear:
+            known = self._cleared.get(id(messages[i]))
+            if known is None or known[0] is not messages[i]:
+                known = self._cleared[id(messages[i])] = (
+                    messages[i],
+                    messages[i].replace(thinking="", kind=CLIPPED),
+                )
+            out[i] = known[1]
+        new = [messages[i] for i in clear if not set(messages[i].source) <= self._reported]
+        if new:
+            self._reported.update(sources_of(new))
+            event.report(
+                "clip",
+                sources_of(new),
+                f"thinking of {len(new)} more assistant turn(s) cleared ({len(clear)} in all; "
+                f"the last {self.keep_turns} kept)",
+            )
+        return out

@@ -49,6 +49,7 @@ class Message:
     source: tuple[int, ...] = ()
     agent_result: bool = False
     compacted_count: int = 0
+    thinking: str = ""  # an assistant's reasoning sent back with it (Anthropic's thinking blocks)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -70,12 +71,13 @@ class Message:
 
     def content_key(self) -> tuple:
         """What a tokenizer sees: equal keys always count the same tokens."""
-        return (self.role, self.content, self.tool_calls, self.name)
+        return (self.role, self.content, self.tool_calls, self.name, self.thinking)
 
 
 def said(message: Message) -> str:
-    """What a message says: its content and its tool calls' arguments, where facts are looked for."""
-    return " ".join([message.content, *(c.arguments for c in message.tool_calls)])
+    """What a message says: its thinking, content and tool calls' arguments, where facts are looked for."""
+    parts = [message.content, *(c.arguments for c in message.tool_calls)]
+    return " ".join([message.thinking, *parts] if message.thinking else parts)
 
 
 def sources_of(messages: list[Message] | tuple[Message, ...]) -> tuple[int, ...]:
@@ -92,6 +94,8 @@ def render_transcript(messages: list[Message] | tuple[Message, ...]) -> str:
             name = message.name or called.get(message.tool_call_id or "", "?")
             lines.append(f"[tool result: {name}] {message.content}")
             continue
+        if message.thinking:
+            lines.append(f"{message.role}: [thinking] {message.thinking}")
         if message.content:
             lines.append(f"{message.role}: {message.content}")
         lines.extend(f"[tool call] {c.name}({c.arguments})" for c in message.tool_calls)

@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from policies.adk import AdkTokenCompactionPolicy
-from policies.anthropic import AnthropicCompactionPolicy
+from policies.anthropic import AnthropicCompactionPolicy, ClearThinkingPolicy
 from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, TokenLimitedContextPolicy
 from policies.base import ParamError, Policy, shown
 from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocompactPolicy
@@ -45,6 +45,7 @@ BUILTINS: tuple[type[Policy], ...] = (
     HeadAndTailContextPolicy,
     TokenLimitedContextPolicy,
     AnthropicCompactionPolicy,
+    ClearThinkingPolicy,
     SummarizingSessionPolicy,
     AdkTokenCompactionPolicy,
     ChatMemoryBufferPolicy,

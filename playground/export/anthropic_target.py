@@ -54,14 +54,27 @@ def _compaction(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible
     }
 
 
-TRANSLATORS = {"ClearToolUsesPolicy": _clear_tool_uses, "AnthropicCompactionPolicy": _compaction}
-BETAS = {"clear_tool_uses_20250919": CONTEXT_EDITING_BETA, "compact_20260112": COMPACTION_BETA}
+def _clear_thinking(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible]) -> dict:
+    return {"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": v["keep_turns"]}}
+
+
+TRANSLATORS = {
+    "ClearToolUsesPolicy": _clear_tool_uses,
+    "AnthropicCompactionPolicy": _compaction,
+    "ClearThinkingPolicy": _clear_thinking,
+}
+BETAS = {
+    "clear_tool_uses_20250919": CONTEXT_EDITING_BETA,
+    "clear_thinking_20251015": CONTEXT_EDITING_BETA,
+    "compact_20260112": COMPACTION_BETA,
+}
 
 
 def anthropic(specs: list[PolicySpec], settings: Any) -> Export:
     edits, missing = translate(
         specs, TRANSLATORS, "Anthropic API", {}, "apply it in your client before the request"
     )
+    edits.sort(key=lambda e: e["type"] != "clear_thinking_20251015")  # the API wants it listed first
     betas = sorted({BETAS[e["type"]] for e in edits})
     document = {
         "_comment": [
@@ -101,6 +114,11 @@ def read_anthropic(text: str) -> list[PolicySpec]:
                 "clear_tool_inputs": bool(edit.get("clear_tool_inputs", False)),
             }
             specs.append(PolicySpec("ClearToolUsesPolicy", params))
+        elif kind == "clear_thinking_20251015":
+            keep = edit.get("keep") or {"type": "thinking_turns", "value": 1}
+            if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
+                continue  # keeping all thinking edits nothing: no policy
+            specs.append(PolicySpec("ClearThinkingPolicy", {"keep_turns": keep.get("value")}))
         elif kind == "compact_20260112":
             trigger = edit.get("trigger") or {"value": 150_000}
             params = {"trigger": trigger.get("value")}

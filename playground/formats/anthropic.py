@@ -2,7 +2,7 @@
 
 ``text``, ``tool_use``, ``tool_result`` (string or blocks, ``is_error``) and ``thinking``
 blocks; a ``tool_result`` block inside a user message becomes a tool message, placed
-before the user's own text. Usage (``input_tokens`` plus cache reads and writes) is kept.
+before the user's own text; an assistant's thinking is kept apart from its text (``thinking``). Usage (``input_tokens`` plus cache reads and writes) is kept.
 """
 
 from __future__ import annotations
@@ -48,7 +48,10 @@ def _block_text(block: Any, j: int, where: str, builder: SessionBuilder) -> str:
     if kind == "text":
         return str(block.get("text", ""))
     if kind == "thinking":
-        return f"[thinking] {block.get('thinking', '')}"
+        thinking = block.get("thinking", "")
+        if not isinstance(thinking, str):
+            raise builder.error(where, f"thinking block {j} must hold text, got {kind_of(thinking)}")
+        return thinking
     if kind in ("image", "document", "redacted_thinking"):
         return f"[{kind.replace('_', ' ')}]"
     return f"[{kind or 'unknown'} block]"
@@ -109,15 +112,24 @@ def read(messages: list, file: str, name: str, system: Any = None, tools: Any = 
 
 
 def _assistant(blocks: list, message: dict, where: str, builder: SessionBuilder) -> None:
-    texts, calls = [], []
+    texts, calls, thoughts = [], [], []
     for j, block in enumerate(blocks):
-        if isinstance(block, dict) and block.get("type") in ("tool_use", "server_tool_use"):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind in ("tool_use", "server_tool_use"):
             if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
                 raise builder.error(where, f"tool_use block {j} needs an id and a name")
             calls.append(ToolCall(block["id"], block["name"], arguments_text(block.get("input", {}))))
+        elif kind in ("thinking", "redacted_thinking"):  # kept apart: context editing clears it
+            thoughts.append(_block_text(block, j, where, builder))
         else:
             texts.append(_block_text(block, j, where, builder))
-    builder.add("assistant", "\n".join(texts), tool_calls=tuple(calls), **_recorded(message, builder))
+    builder.add(
+        "assistant",
+        "\n".join(texts),
+        tool_calls=tuple(calls),
+        thinking="\n".join(thoughts),
+        **_recorded(message, builder),
+    )
 
 
 def _user(role: str, blocks: list, where: str, builder: SessionBuilder) -> None:

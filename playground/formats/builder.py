@@ -62,11 +62,13 @@ class SessionBuilder:
         prompt_tokens: int | None = None,
         cache_read: int | None = None,
         time: float | None = None,
+        thinking: str = "",
     ) -> None:
         index = len(self.messages)
         if name is not None and not isinstance(name, str):
             raise self.error(self.where, f"name must be text, got {kind_of(name)}")
         content = self._valid_text(content, "content")
+        thinking = self._valid_text(thinking, "thinking")
         name = None if name is None else self._valid_text(name, "name")
         tool_call_ids = tuple(self._valid_text(i, "tool_call_id") for i in tool_call_ids)
         tool_calls = self._note_calls(tool_calls)
@@ -83,6 +85,7 @@ class SessionBuilder:
                 name=name,
                 source=(index,),
                 agent_result=agent_result,
+                thinking=thinking,
             )
         )
         if prompt_tokens is not None:

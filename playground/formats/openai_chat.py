@@ -137,12 +137,16 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
         if calls and role != "assistant":
             raise builder.error(where, f"a {role} message carries tool calls")
         author = message.get("name") if isinstance(message.get("name"), str) else None
+        thinking = message.get("thinking", "")
+        if not isinstance(thinking, str):
+            raise builder.error(where, f"thinking must be text, got {kind_of(thinking)}")
         builder.add(
             role,
             content,
             tool_calls=calls,
             tool_call_ids=ids,
             name=author,
+            thinking=thinking,
             **(_recorded(message, builder) if role == "assistant" else {}),
         )
     return builder.build(name)
@@ -165,6 +169,8 @@ def _result_ids(
 def to_openai(message: Message) -> dict[str, Any]:
     """A message in OpenAI chat format, as a provider would receive it."""
     out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.thinking:  # not OpenAI's: an Anthropic transcript's thinking, kept so it is not lost
+        out["thinking"] = message.thinking
     if message.tool_calls:
         out["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}

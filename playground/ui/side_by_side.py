@@ -71,6 +71,11 @@ def _card(placed: Placed, lost: tuple[str, ...] = (), show_source: bool = False)
         f'<div style="{_CODE}">→ {html_text(c.name)}({html_text(c.arguments[:200])})</div>'
         for c in m.tool_calls
     )
+    if m.thinking:  # folded: a reader wants the reply first
+        calls = (
+            f"<details><summary>thinking ({len(m.thinking):,} chars)</summary>"
+            f'<div style="{_TEXT}">{html_text(m.thinking[:FULL_TEXT])}</div></details>' + calls
+        )
     origin = ""
     if show_source and m.source and m.source != (placed.position,):
         first, last = m.source[0], m.source[-1]

@@ -92,7 +92,11 @@ def settled(spec):
 
 
 def test_anthropic_presets_round_trip_as_the_same_stack():
-    for name in ("Anthropic context editing (clear tool uses)", "Anthropic server compaction (150,000)"):
+    for name in (
+        "Anthropic context editing (clear tool uses)",
+        "Anthropic context editing (clear thinking, then tool uses)",
+        "Anthropic server compaction (150,000)",
+    ):
         stack = PRESETS[name]
         back = read_anthropic(export(stack, Settings(), "anthropic").text)
         assert [settled(s) for s in back] == [settled(s) for s in stack]
@@ -111,6 +115,15 @@ def test_anthropic_presets_round_trip_as_the_same_stack():
     ]
     back = read_anthropic(export(tuned, Settings(), "anthropic").text)
     assert [settled(s) for s in back] == [settled(s) for s in tuned]
+
+
+def test_clear_thinking_is_exported_first_among_the_edits_as_the_api_asks():
+    stack = [PolicySpec("ClearToolUsesPolicy"), PolicySpec("ClearThinkingPolicy", {"keep_turns": 2})]
+    document = json.loads(export(stack, Settings(), "anthropic").text)
+    edits = document["context_management"]["edits"]
+    assert edits[0] == {"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 2}}
+    assert edits[1]["type"] == "clear_tool_uses_20250919"
+    assert document["anthropic-beta"] == "context-management-2025-06-27"
 
 
 def test_reading_a_bad_anthropic_document_names_what_is_wrong():

@@ -163,7 +163,11 @@ def test_anthropic_blocks_become_messages():
         "assistant",
     ]
     assert session.messages[0].content == "You are terse."
-    assert session.messages[2].content == "[thinking] Use the tool.\nChecking."
+    # thinking is kept apart from the text: context editing clears it, and it is counted and sent
+    assert session.messages[2].content == "Checking." and session.messages[2].thinking == "Use the tool."
+    assert "Use the tool." in to_openai(session.messages[2])["thinking"]
+    again = read_messages([to_openai(m) for m in session.messages], "again.json", "x")
+    assert again.messages[2].thinking == "Use the tool."  # what --contexts writes reads back whole
     assert session.messages[2].tool_calls[0] == ToolCall("toolu_1", "weather", '{"city": "Paris"}')
     assert session.messages[3].content == "18°C" and session.messages[3].name is None  # as recorded
     assert session.messages[6].content == "[error] timeout"

@@ -5,12 +5,13 @@ import pytest
 
 from playground.replay import Settings, replay
 from playground.session import Session
+from playground.tokens import TokenCounter
 from policies.adk import AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy
 from policies.base import ParamError
 from policies.claude_code import CONTINUATION, ClaudeCodeAutoCompactPolicy, autocompact_threshold
 from policies.langchain import SUMMARY_PREFIX, TOO_LONG, LangChainSummarizationPolicy
-from policies.messages import CLIPPED, SUMMARY
+from policies.messages import CLIPPED, SUMMARY, Message
 from policies.openai_agents import (
     SUMMARY_REQUEST,
     SummarizingSessionPolicy,
@@ -196,6 +197,7 @@ def test_a_fraction_keep_over_one_is_refused():
         "SummarizingSessionPolicy",
         "AdkTokenCompactionPolicy",
         "LettaSummarizerPolicy",
+        "ClearThinkingPolicy",
     ],
 )
 def test_every_emulation_replays_a_session_with_its_defaults(name):
@@ -241,3 +243,44 @@ def test_adk_keeps_a_kept_responses_call_and_rolls_the_previous_summary_in():
     # what it would remove is no longer than the previous summary: skipped
     small = [out[0].replace(content="s" * 50_000), *out[1:]]
     assert policy.on_compile(compile_event(summarizer=summarizer, last_usage=5_000), small) is None
+
+
+def thinking_session():
+    """Four assistant turns with thinking (one of them in a tool loop), recorded as Anthropic sends them."""
+    messages = [user("Plan the trip.")]
+    for n in range(4):
+        messages += [
+            Message(
+                "assistant",
+                f"Looking up leg {n}.",
+                (call(f"t{n}", "search"),),
+                thinking=f"leg {n}: " + "why " * 200,
+            ),
+            result(f"t{n}", f"leg {n} found"),
+        ]
+    messages.append(Message("assistant", "Booked.", thinking="all legs " + "done " * 200))
+    return make_session(system("Rules."), *messages)
+
+
+def test_clear_thinking_keeps_the_last_turns_thinking_in_each_request_and_the_history_whole():
+    session = thinking_session()
+    result = replay(session, [PolicySpec("ClearThinkingPolicy", {"keep_turns": 1})])
+    last = result.turns[-1]
+    with_thinking = [m for m in last.context if m.thinking]
+    assert [m.content for m in with_thinking] == ["Looking up leg 3."]
+    cleared = [m for m in last.context if m.role == "assistant" and not m.thinking]
+    assert [m.kind for m in cleared] == ["clipped"] * 3 and cleared[0].tool_calls  # calls stay: valid
+    assert all(m.thinking for m in session.messages if m.role == "assistant")  # the history keeps it
+    # each turn's thinking is reported once, when first cleared; every later request sends the
+    # same cleared objects, so the cached prefix holds up to the newly cleared one
+    clips = [e for e in result.events if e.action == "clip"]
+    assert [len(e.messages) for e in clips] == [1, 1, 1]
+    assert last.context_tokens < replay(session, []).turns[-1].context_tokens
+    for before, after in zip(result.turns[1:], result.turns[2:], strict=False):
+        assert after.request[: after.shared] == before.request[: after.shared]
+
+
+def test_clear_thinking_counts_thinking_as_tokens_of_the_message():
+    counter = TokenCounter("gpt-4o")
+    plain = Message("assistant", "Booked.")
+    assert counter.count(plain.replace(thinking="because " * 50)) > counter.count(plain) + 40
