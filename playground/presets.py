@@ -62,6 +62,9 @@ PRESETS: dict[str, list[PolicySpec]] = {
     "Anthropic server compaction (150,000)": [PolicySpec("AnthropicCompactionPolicy")],
     "OpenAI cookbook: summarizing session (limit 3, keep 3)": [PolicySpec("SummarizingSessionPolicy")],
     "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec("AdkTokenCompactionPolicy")],
+    "Google ADK: sliding window (docs example: every 3 invocations, overlap 1)": [
+        PolicySpec("AdkSlidingWindowCompactionPolicy")
+    ],
     "LlamaIndex: chat memory buffer (3,000 tokens)": [PolicySpec("ChatMemoryBufferPolicy")],
     "LlamaIndex: chat summary memory buffer (2,000 tokens)": [PolicySpec("ChatSummaryMemoryBufferPolicy")],
     "Letta: summarizer defaults (over 90% of the window, sliding window 30%)": [
@@ -98,7 +101,10 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "OpenAI cookbook: trimming session (last 8 turns)",
         "OpenAI cookbook: summarizing session (limit 3, keep 3)",
     ),
-    "Google ADK": ("Google ADK: token compaction (100,000, keep 5 events)",),
+    "Google ADK": (
+        "Google ADK: token compaction (100,000, keep 5 events)",
+        "Google ADK: sliding window (docs example: every 3 invocations, overlap 1)",
+    ),
     "AutoGen": (
         "AutoGen: buffered context (last 20)",
         "AutoGen: head and tail (2 + 20)",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from policies.adk import AdkTokenCompactionPolicy
+from policies.adk import AdkSlidingWindowCompactionPolicy, AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy, ClearThinkingPolicy
 from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, TokenLimitedContextPolicy
 from policies.base import ParamError, Policy, shown
@@ -48,6 +48,7 @@ BUILTINS: tuple[type[Policy], ...] = (
     ClearThinkingPolicy,
     SummarizingSessionPolicy,
     AdkTokenCompactionPolicy,
+    AdkSlidingWindowCompactionPolicy,
     ChatMemoryBufferPolicy,
     ChatSummaryMemoryBufferPolicy,
     LettaSummarizerPolicy,

@@ -6,7 +6,7 @@ import pytest
 from playground.replay import Settings, replay
 from playground.session import Session
 from playground.tokens import TokenCounter
-from policies.adk import AdkTokenCompactionPolicy
+from policies.adk import AdkSlidingWindowCompactionPolicy, AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy
 from policies.base import ParamError
 from policies.claude_code import CONTINUATION, ClaudeCodeAutoCompactPolicy, autocompact_threshold
@@ -196,6 +196,7 @@ def test_a_fraction_keep_over_one_is_refused():
         "AnthropicCompactionPolicy",
         "SummarizingSessionPolicy",
         "AdkTokenCompactionPolicy",
+        "AdkSlidingWindowCompactionPolicy",
         "LettaSummarizerPolicy",
         "ClearThinkingPolicy",
     ],
@@ -284,3 +285,60 @@ def test_clear_thinking_counts_thinking_as_tokens_of_the_message():
     counter = TokenCounter("gpt-4o")
     plain = Message("assistant", "Booked.")
     assert counter.count(plain.replace(thinking="because " * 50)) > counter.count(plain) + 40
+
+
+def invocations(n: int, size: int = 600):
+    """``n`` invocations: a user task, a tool call and its result, and a final answer."""
+    messages = [system("Rules.")]
+    for k in range(1, n + 1):
+        messages += [
+            user(f"task {k}"),
+            assistant("", call(f"c{k}", "search")),
+            result(f"c{k}", f"result {k} " * (size // 9)),
+            assistant(f"answer {k}"),
+        ]
+    return make_session(*messages)
+
+
+def test_adk_sliding_window_summarizes_1_2_then_2_4_and_the_request_shows_both_summaries():
+    """ADK's docstring example: interval 2, overlap 1."""
+    session = invocations(5)
+    stack = [PolicySpec("AdkSlidingWindowCompactionPolicy", {"compaction_interval": 2, "overlap_size": 1})]
+    result = replay(session, stack)
+    raw = session.messages
+    first_of = {k: raw.index(next(m for m in raw if m.content == f"task {k}")) for k in range(1, 6)}
+    compactions = [e for e in result.events if e.action == "compact"]
+    assert [e.detail.split(" (")[0] for e in compactions] == ["invocations 1–2", "invocations 2–4"]
+    # each summary is made after its window's last invocation, at the next one's first request
+    assert [e.turn for e in compactions] == [2 * 2 + 1, 4 * 2 + 1]
+    # the second one covers invocation 2 again: its raw events, which the first summary had replaced
+    assert compactions[1].messages == tuple(range(first_of[2], first_of[5]))
+    request = result.turns[-1].context  # invocation 5's second request
+    summaries = [m for m in request if m.kind == SUMMARY]
+    assert len(summaries) == 2 and all(m.role == "assistant" for m in summaries)
+    assert request[:2] == tuple(summaries) and request[2].content == "task 5"  # raw 1–4 dropped
+    assert result.turns[-1].violations == ()
+
+
+def test_adk_sliding_window_waits_for_completed_invocations_only():
+    session = invocations(3)
+    stack = [PolicySpec("AdkSlidingWindowCompactionPolicy", {"compaction_interval": 3, "overlap_size": 1})]
+    result = replay(session, stack)  # the third invocation never completes before a request
+    assert not [e for e in result.events if e.action == "compact"]
+
+
+def test_adk_sliding_window_skips_a_window_that_saves_no_more_than_the_last_summary():
+    """Driven as the engine drives it (written back, a compile before each reply), with a
+    summarizer whose summaries outweigh two small invocations."""
+    policy = AdkSlidingWindowCompactionPolicy(compaction_interval=2, overlap_size=1)
+    summarizer = Fixed("s" * 3_000)
+    stored, compacted = [], []
+    for message in invocations(8, size=300).messages[1:]:  # the system prompt is pinned
+        if message.role == "assistant":
+            event = compile_event(summarizer=summarizer)
+            out = policy.on_compile(event, list(stored))
+            stored = stored if out is None else out
+            compacted += [a.detail for a in event.actions if a.action == "compact"]
+        stored.append(message)
+    # the first summary is made; every later window would save less than its 3,000 characters
+    assert compacted == ["invocations 1–2 (8 event(s)) summarized"] and len(summarizer.calls) == 1
