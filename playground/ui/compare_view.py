@@ -13,7 +13,7 @@ from playground.must_keep import MustKeep
 from playground.replay import Settings
 from playground.session import Session
 from playground.summarizers import SummarizerError
-from playground.ui import cache, candidates_panel, must_keep_panel, stack_editor, summarizer_panel
+from playground.ui import cache, candidates_panel, must_keep_panel, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec, SpecError
 
@@ -51,11 +51,13 @@ def show(
     if not totals:
         return
     names = list(totals)
-    baseline = st.selectbox(
+    baseline = state.lasting(
+        st.selectbox,
         "Baseline",
         names,
-        index=min(1, len(names) - 1),
         key="compare_baseline",
+        default=names[min(1, len(names) - 1)],
+        allowed=names,
         help="Each figure's difference is taken against this stack.",
     )
     comparison = compare(totals, baseline if baseline in totals else None)

@@ -10,7 +10,7 @@ from playground.cost import Pricing
 from playground.export import TARGETS, ExportError, export
 from playground.must_keep import MustKeep
 from playground.replay import Settings
-from playground.ui import candidates_panel, stack_editor, summarizer_panel
+from playground.ui import candidates_panel, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
@@ -88,7 +88,8 @@ def downloads(config: Config, turns_csv: str, session_name: str) -> None:
 def framework_export(config: Config) -> None:
     """The stack as a framework's code or config: what it cannot express is listed first."""
     st.subheader("Take it to your framework")
-    target = st.selectbox(
+    target = state.lasting(
+        st.selectbox,
         "Framework",
         list(TARGETS),
         format_func=lambda name: TARGETS[name][0],

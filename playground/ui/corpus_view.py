@@ -15,7 +15,7 @@ from playground.limits import LIMITS
 from playground.must_keep import MustKeep
 from playground.replay import Settings
 from playground.session import Session
-from playground.ui import cache, candidates_panel, summarizer_panel
+from playground.ui import cache, candidates_panel, state, summarizer_panel
 from playground.ui.compare_view import EDITING
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
@@ -88,14 +88,15 @@ def show(
     with st.container(key="corpus_summary"):
         st.dataframe(summary(ran, names), hide_index=True, width="stretch")
     by_column, stack_column = st.columns(2)
-    by = by_column.selectbox(
+    by = state.lasting(
+        by_column.selectbox,
         "Sort by",
         list(SESSION_COLUMNS),
         format_func=SESSION_COLUMNS.get,
         key="corpus_sort",
         help="Worst first: the most lost, or the least saved. Headings sort the table too.",
     )
-    stack = stack_column.selectbox("Stack", names, key="corpus_stack")
+    stack = state.lasting(stack_column.selectbox, "Stack", names, key="corpus_stack", allowed=names)
     table = session_table(ran, stack, by)
     with st.container(key="corpus_table"):
         st.dataframe(table, hide_index=True, width="stretch")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from playground.ui import state
 from playground.ui.cache import Replayed
 
 
@@ -13,8 +14,9 @@ def show(replayed: Replayed) -> None:
         st.info("No policy acted and every request was valid.")
         return
     left, right = st.columns(2)
-    policies = left.multiselect("Policy", sorted(events["policy"].unique()), key="events_policy")
-    actions = right.multiselect("Action", sorted(events["action"].unique()), key="events_action")
+    named, done = sorted(events["policy"].unique()), sorted(events["action"].unique())
+    policies = state.lasting(left.multiselect, "Policy", named, key="events_policy", allowed=named)
+    actions = state.lasting(right.multiselect, "Action", done, key="events_action", allowed=done)
     shown = events
     if policies:
         shown = shown[shown["policy"].isin(policies)]

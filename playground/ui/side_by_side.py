@@ -20,6 +20,7 @@ from playground.fates import (
     raw_fates,
     request_fates,
 )
+from playground.ui import state
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown, html_text
 from policies.messages import CLIPPED
@@ -113,7 +114,7 @@ def show(replayed: Replayed) -> None:
     st.session_state["turn"] = min(max(int(st.session_state["turn"]), 1), last)
     current = st.session_state["turn"]
     cols = st.columns([1.6, 1.4, 1.1, 4], vertical_alignment="bottom")
-    kind = cols[0].selectbox("Step to", list(STEP_KINDS), key="step_kind")
+    kind = state.lasting(cols[0].selectbox, "Step to", list(STEP_KINDS), key="step_kind")
     marked = event_turns(replayed.events, kind)
     steps = (
         ("◀ previous", "turn_prev_event", "previous", max((t for t in marked if t < current), default=None)),

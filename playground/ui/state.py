@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Collection
+from typing import Any
 
 import streamlit as st
 
@@ -31,6 +33,7 @@ DEFAULTS = {
     "sweep_job": None,  # the sweep running or last run for this browser (ui.sweep_view)
     "corpus_choices": [],  # (label, session) of every session the Corpus tab replays (ui.session_picker)
     "corpus_origin": "sample",  # whether those are the uploads or the samples
+    "lasting": {},  # the last value of each widget drawn with lasting(): outlives the runs that skip it
 }
 
 
@@ -39,3 +42,34 @@ def init() -> None:
         if key not in st.session_state:
             # a copy: a list or dict of the defaults is this module's, shared by every visitor
             st.session_state[key] = copy.deepcopy(value)
+
+
+def lasting(
+    draw: Callable[..., Any],
+    *args: Any,
+    key: str,
+    default: Any = None,
+    allowed: Collection | None = None,
+    **kwargs: Any,
+) -> Any:
+    """Draw a widget whose value outlives the runs that do not draw it.
+
+    Only the open tab runs, and streamlit forgets the state of a widget a run did not draw:
+    without this, a visit to another tab would reset a tab's choices. The last value is put
+    back before the widget is drawn (if ``allowed`` still holds it), else ``default`` (the
+    widget's own when None); the widget is never given a value of its own, so nothing
+    conflicts with the one put back."""
+    memory = st.session_state["lasting"]
+    if key not in st.session_state:
+        last = memory.get(key)
+        if isinstance(last, list) and allowed is not None:  # a multiselect: the picks still offered
+            last = [v for v in last if v in allowed]
+        elif allowed is not None and last not in allowed:
+            last = None
+        if last is not None:
+            st.session_state[key] = last
+        elif default is not None:
+            st.session_state[key] = default
+    value = draw(*args, key=key, **kwargs)
+    memory[key] = value
+    return value

@@ -33,7 +33,7 @@ from playground.sweep import (
     suggested_range,
     sweepable,
 )
-from playground.ui import cache, stack_editor, summarizer_panel
+from playground.ui import cache, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import POLICY_TYPES, PolicySpec
 
@@ -88,29 +88,43 @@ def _sweep_on_thread(job: SweepJob, session: Session, specs, settings, pricing, 
 
 def _axis_picker(stack: list[dict], n: int, column) -> tuple[Axis, int] | None:
     """Entry, parameter and values of axis ``n``; None (having said why) when they do not parse."""
-    choices = [
-        (position, entry)
+    choices = {  # entry id -> (position, entry)
+        entry["id"]: (position, entry)
         for position, entry in enumerate(stack, start=1)
         if entry["enabled"] and any(sweepable(p) for p in POLICY_TYPES[entry["name"]].params)
-    ]
+    }
     if not choices:
         column.info("No enabled policy in the stack has a number, a switch or a choice to sweep.")
         return None
-    position, entry = column.selectbox(
-        "Policy to sweep", choices, format_func=lambda c: f"{c[0]}. {c[1]['name']}", key=f"sweep_entry_{n}"
+    # lasting: a visit to another tab keeps the picks
+    entry_id = state.lasting(
+        column.selectbox,
+        "Policy to sweep",
+        list(choices),
+        format_func=lambda i: f"{choices[i][0]}. {choices[i][1]['name']}",
+        key=f"sweep_entry_{n}",
+        allowed=choices,
     )
-    params = [p for p in POLICY_TYPES[entry["name"]].params if sweepable(p)]
-    param = column.selectbox(
-        "Parameter to sweep", params, format_func=lambda p: p.name, key=f"sweep_param_{n}_{entry['id']}"
-    )
-    written = column.text_input(
+    position, entry = choices[entry_id]
+    params = {p.name: p for p in POLICY_TYPES[entry["name"]].params if sweepable(p)}
+    param = params[
+        state.lasting(
+            column.selectbox,
+            "Parameter to sweep",
+            list(params),
+            key=f"sweep_param_{n}_{entry_id}",
+            allowed=params,
+        )
+    ]
+    written = state.lasting(
+        column.text_input,
         "Values",
-        value=suggested_range(param),
-        key=f"sweep_values_{n}_{entry['id']}_{param.name}",
+        key=f"sweep_values_{n}_{entry_id}_{param.name}",
+        default=suggested_range(param),
         help="START:END (whole numbers, step 1), START:END:STEP, or a list: a,b,c.",
     )
     try:
-        return axis(position, entry["name"], param, written, f"{param.name}={written}"), entry["id"]
+        return axis(position, entry["name"], param, written, f"{param.name}={written}"), entry_id
     except SweepError as error:
         column.error(escape_markdown(str(error)))
         return None
@@ -131,9 +145,10 @@ def show(
     stack = st.session_state["stack"]
     first, second = st.columns(2)
     picked = [_axis_picker(stack, 0, first)]
-    if second.toggle("A second parameter (a grid)", key="sweep_grid"):
+    if state.lasting(second.toggle, "A second parameter (a grid)", key="sweep_grid"):
         picked.append(_axis_picker(stack, 1, second))
-    loss = st.radio(
+    loss = state.lasting(
+        st.radio,
         "Loss",
         list(LOSS_AXES),
         format_func=LOSS_AXES.get,

@@ -509,6 +509,32 @@ def test_a_sweep_runs_on_its_thread_and_its_point_loads_into_the_editor():
     assert any("4 points in" in c.value for c in at.caption)
 
 
+def test_the_sweep_picks_outlive_a_visit_to_another_tab():
+    """Only the open tab runs, so a tab's widgets are not drawn while another is open: the
+    policy, parameter and values picked in Sweep must still be there on coming back."""
+    at = start()
+    view(at, "Sweep")
+    eviction = entry_id(at, "ToolEvictionPolicy")
+    at.selectbox(key="sweep_entry_0").select_index(1).run()
+    values = f"sweep_values_0_{eviction}_keep_last_n"
+    at.text_input(key=values).set_value("2:9").run()
+    view(at, "Charts")
+    view(at, "Sweep")
+    assert at.selectbox(key="sweep_entry_0").value == eviction
+    assert at.text_input(key=values).value == "2:9"
+    assert any(b.label == "Run the sweep (8 points)" for b in at.button)
+    # the other tabs' choices too: the framework to export to, the events filter
+    view(at, "Export")
+    at.selectbox(key="export_target").select_index(2).run()
+    target = at.selectbox(key="export_target").value
+    view(at, "Events")
+    at.multiselect(key="events_action").select("stub").run()
+    view(at, "Export")
+    assert at.selectbox(key="export_target").value == target
+    view(at, "Events")
+    assert at.multiselect(key="events_action").value == ["stub"]
+
+
 def corpus_tables(at: AppTest):
     """The Corpus tab's tables: the per-stack summary, the per-session table."""
     summary, sessions = (d.value for d in at.dataframe)
