@@ -4,8 +4,9 @@ Each message passes the stack's ``on_append`` hooks and joins the working contex
 raw history keeps it untouched). Right before each recorded assistant reply (an
 inference, a *turn*) the ``on_compile`` hooks run in stack order and their result is
 written back as the new working context. Per turn the engine keeps the compiled request
-(references to the shared immutable messages), its token counts, its validity, and every
-policy action as an event. Recorded replies are replayed as they were.
+(as what changed since the previous one, references to the shared immutable messages), its
+token counts, its validity, and every policy action as an event. Recorded replies are
+replayed as they were.
 """
 
 from __future__ import annotations
