@@ -10,11 +10,14 @@ import warnings
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-
-from genai_prices import Usage, calc_price
-from genai_prices.types import ModelPrice, TieredPrices
+from typing import TYPE_CHECKING
 
 from playground.caching import PROVIDER_RULES, CacheRule, CacheTurn, rule_for
+
+if (
+    TYPE_CHECKING
+):  # genai-prices is imported where a price is looked up: the commands that price nothing start without it
+    from genai_prices.types import ModelPrice
 
 # the providers whose cache rule we know, as genai-prices names them
 PROVIDERS = ("openai", "anthropic", "google", "deepseek")
@@ -50,6 +53,8 @@ class Price:
     @cached_property
     def thresholds(self) -> tuple[int, ...]:
         """Input sizes where a long-context tier starts (genai-prices' cliff model)."""
+        from genai_prices.types import TieredPrices
+
         prices = self.prices
         parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
         parts += (prices.cache_write_1h_mtok, prices.output_mtok)
@@ -59,6 +64,8 @@ class Price:
     def _priced(
         self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
     ) -> float:
+        from genai_prices import Usage
+
         usage = Usage(
             input_tokens=input_tokens,
             cache_read_tokens=cache_read,
@@ -87,6 +94,8 @@ def _tier_rates(price: Price, tier: int, one_hour: bool) -> tuple[float, float, 
 @lru_cache(maxsize=256)
 def find_price(model: str, provider: str | None = None) -> Price | None:
     """The prices of ``model`` (at ``provider`` if named), or None where none is known."""
+    from genai_prices import Usage, calc_price
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
