@@ -372,6 +372,23 @@ def chat(usage) -> bytes:
             json.dumps([{"role": "assistant", "content": "a", "extra": {"timestamp": [1]}}]).encode(),
             "message 0: extra.timestamp must be a Unix time in seconds, got [1]",
         ),
+        (
+            json.dumps(
+                {
+                    "messages": [
+                        {"role": "user", "content": "u"},
+                        {"role": "assistant", "content": [{"type": "thinking", "thinking": {"why": 1}}]},
+                    ]
+                }
+            ).encode(),
+            "message 1: thinking block 0 must hold text, got an object",
+        ),
+        (
+            json.dumps(
+                [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a", "thinking": 7}]
+            ).encode(),
+            "message 1: thinking must be text, got a number",
+        ),
         ("[]".encode("utf-16"), "UTF-16 text; save the transcript as UTF-8"),
         ('[{"role": "user"}]'.encode("utf-16-le"), "UTF-16 text; save the transcript as UTF-8"),
     ],
