@@ -79,7 +79,7 @@ def compare_redraw(path: str, out: Callable[[str], None], moves: int = 7) -> dic
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.set_default_timeout(120_000)
         page.goto(url)
-        page.get_by_text("Peak context").wait_for()
+        page.get_by_text("Peak context", exact=True).wait_for()
         uploader = page.get_by_test_id("stFileUploader").filter(has_text="Upload transcripts")
         uploader.locator("input[type=file]").set_input_files(path)
         idle(page)

@@ -57,7 +57,6 @@ def show(
         names,
         key="compare_baseline",
         default=names[min(1, len(names) - 1)],
-        allowed=names,
         help="Each figure's difference is taken against this stack.",
     )
     comparison = compare(totals, baseline if baseline in totals else None)

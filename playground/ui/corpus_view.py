@@ -96,7 +96,7 @@ def show(
         key="corpus_sort",
         help="Worst first: the most lost, or the least saved. Headings sort the table too.",
     )
-    stack = state.lasting(stack_column.selectbox, "Stack", names, key="corpus_stack", allowed=names)
+    stack = state.lasting(stack_column.selectbox, "Stack", names, key="corpus_stack")
     table = session_table(ran, stack, by)
     with st.container(key="corpus_table"):
         st.dataframe(table, hide_index=True, width="stretch")

@@ -15,8 +15,8 @@ def show(replayed: Replayed) -> None:
         return
     left, right = st.columns(2)
     named, done = sorted(events["policy"].unique()), sorted(events["action"].unique())
-    policies = state.lasting(left.multiselect, "Policy", named, key="events_policy", allowed=named)
-    actions = state.lasting(right.multiselect, "Action", done, key="events_action", allowed=done)
+    policies = state.lasting(left.multiselect, "Policy", named, key="events_policy")
+    actions = state.lasting(right.multiselect, "Action", done, key="events_action")
     shown = events
     if policies:
         shown = shown[shown["policy"].isin(policies)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -44,32 +44,36 @@ def init() -> None:
             st.session_state[key] = copy.deepcopy(value)
 
 
+# how each kind of widget takes its starting value
+_START = {
+    "selectbox": "index",
+    "radio": "index",
+    "toggle": "value",
+    "text_input": "value",
+    "multiselect": "default",
+}
+
+
 def lasting(
-    draw: Callable[..., Any],
-    *args: Any,
-    key: str,
-    default: Any = None,
-    allowed: Collection | None = None,
-    **kwargs: Any,
+    draw: Callable[..., Any], label: str, *args: Any, key: str, default: Any = None, **kwargs: Any
 ) -> Any:
     """Draw a widget whose value outlives the runs that do not draw it.
 
     Only the open tab runs, and streamlit forgets the state of a widget a run did not draw:
-    without this, a visit to another tab would reset a tab's choices. The last value is put
-    back before the widget is drawn (if ``allowed`` still holds it), else ``default`` (the
-    widget's own when None); the widget is never given a value of its own, so nothing
-    conflicts with the one put back."""
+    without this, a visit to another tab would reset a tab's choices. The widget starts from
+    the value it last had (if it can still take it), else from ``default``; a value the page
+    sends for it wins over both, as for any widget, so nothing the user just did is undone."""
     memory = st.session_state["lasting"]
-    if key not in st.session_state:
-        last = memory.get(key)
-        if isinstance(last, list) and allowed is not None:  # a multiselect: the picks still offered
-            last = [v for v in last if v in allowed]
-        elif allowed is not None and last not in allowed:
-            last = None
-        if last is not None:
-            st.session_state[key] = last
-        elif default is not None:
-            st.session_state[key] = default
-    value = draw(*args, key=key, **kwargs)
+    start = memory.get(key, default)
+    kind = _START[draw.__name__]
+    if kind == "index":
+        options = list(args[0])
+        if start in options:
+            kwargs["index"] = options.index(start)
+    elif kind == "default":
+        kwargs["default"] = [v for v in start or () if v in args[0]]
+    elif start is not None:
+        kwargs["value"] = start
+    value = draw(label, *args, key=key, **kwargs)
     memory[key] = value
     return value

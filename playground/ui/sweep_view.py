@@ -103,7 +103,6 @@ def _axis_picker(stack: list[dict], n: int, column) -> tuple[Axis, int] | None:
         list(choices),
         format_func=lambda i: f"{choices[i][0]}. {choices[i][1]['name']}",
         key=f"sweep_entry_{n}",
-        allowed=choices,
     )
     position, entry = choices[entry_id]
     params = {p.name: p for p in POLICY_TYPES[entry["name"]].params if sweepable(p)}
@@ -113,7 +112,6 @@ def _axis_picker(stack: list[dict], n: int, column) -> tuple[Axis, int] | None:
             "Parameter to sweep",
             list(params),
             key=f"sweep_param_{n}_{entry_id}",
-            allowed=params,
         )
     ]
     written = state.lasting(
