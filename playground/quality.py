@@ -71,7 +71,15 @@ def _session_facts(session: Session) -> _SessionFacts:
     replies = {i: extract_facts(said(m)) for i, m in enumerate(raw) if m.role == "assistant"}
     finder = FactFinder(fact for facts in replies.values() for fact in facts)
     ids = {fact: i for i, fact in enumerate(finder.facts)}
-    raw_held = [finder.held(said(m)) for m in raw]
+    # a text read again (the same file, the same output) is searched once
+    by_text: dict[str, frozenset[int]] = {}
+    raw_held = []
+    for m in raw:
+        text = said(m)
+        held = by_text.get(text)
+        if held is None:
+            held = by_text[text] = finder.held(text)
+        raw_held.append(held)
     first_seen = [len(raw)] * len(finder.facts)
     for index, held in enumerate(raw_held):
         for fact in held:
