@@ -8,6 +8,7 @@ from fnmatch import fnmatch
 from policies.base import EPHEMERAL, CompileEvent, Param, ParamError, Policy, persistence_param
 from policies.estimates import langchain_approximate_tokens
 from policies.messages import STANDING_ROLES, STUB, Message, ToolCall, sources_of
+from policies.pairs import call_of
 
 ANTHROPIC = "anthropic"
 LANGCHAIN = "langchain"
@@ -150,7 +151,7 @@ class ClearToolUsesPolicy(Policy):
             message = out[i]
             if message.kind == STUB:
                 continue  # already cleared, by this policy or another
-            at, call = _call_of(out, i, assistant_only=langchain)
+            at, call = call_of(out, i, assistant_only=langchain)
             if call is None:
                 continue  # no call to pair with: leave it to the validity check
             if any(fnmatch(message.name or call.name, pattern) for pattern in self.exclude_tools):
@@ -191,17 +192,3 @@ class _Pass:
         if n > len(messages) or (n and messages[n - 1] is not self.given[-1]):
             return False
         return messages[:n] == self.given
-
-
-def _call_of(messages: list[Message], index: int, *, assistant_only: bool) -> tuple[int, ToolCall | None]:
-    """The call a tool result answers: in the nearest message before it that carries its id
-    (``assistant_only``: in the nearest assistant message, or none, as LangChain looks)."""
-    wanted = messages[index].tool_call_id
-    for at in range(index - 1, -1, -1):
-        message = messages[at]
-        if message.role != "assistant":
-            continue
-        call = next((c for c in message.tool_calls if c.id == wanted), None)
-        if call is not None or assistant_only:
-            return at, call
-    return -1, None

@@ -27,6 +27,7 @@ from policies.messages import (
     render_transcript,
     sources_of,
 )
+from policies.pairs import call_of
 from policies.summaries import summarize_or_report
 
 DEFAULT_RETRIEVAL_TOOLS = (
@@ -90,16 +91,6 @@ def _consuming_replies(messages: list[Message], start: int) -> list[Message | No
             if messages[i].content:
                 first_text = messages[i]
     return replies
-
-
-def _call_of(messages: list[Message], index: int) -> ToolCall | None:
-    """The call a tool result answers: in the nearest message before it carrying its id."""
-    wanted = messages[index].tool_call_id
-    for at in range(index - 1, -1, -1):
-        call = next((c for c in messages[at].tool_calls if c.id == wanted), None)
-        if call is not None:
-            return call
-    return None
 
 
 def _foldable(message: Message) -> bool:
@@ -192,7 +183,7 @@ class TieredEvictionPolicy(Policy):
                 if reply is None:  # not consumed yet: the agent has not seen it
                     left = i if left is None else left
                     continue
-                replacement = cuts(out[i], reply, _call_of(out, i), event.turn)
+                replacement = cuts(out[i], reply, call_of(out, i)[1], event.turn)
                 tokens += counter.count(replacement) - counter.count(out[i])
                 out[i] = replacement
                 cut[i] = None
@@ -227,7 +218,7 @@ class TieredEvictionPolicy(Policy):
             return message.kind in (ORIGINAL, CLIPPED)
         if message.content.startswith("[pointer]"):
             return False
-        call = None if message.name else _call_of(messages, index)
+        call = None if message.name else call_of(messages, index)[1]
         return self.is_retrieval(message.name or (call.name if call else ""))
 
     # tier 1
