@@ -11,7 +11,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -32,13 +32,14 @@ from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
 from playground.summarizers import SummarizerError, SummaryStats
 from playground.sweep import SweepError
+from playground.text_table import text_table, write_csv
 from playground.tokens import TokenCounter
 from playground.validity import check_request
 from policies.base import shown
 from policies.registry import SpecError, load_plugins
 
-if TYPE_CHECKING:  # pandas and the metrics built on it load when a replay is reported
-    import pandas as pd
+if TYPE_CHECKING:  # the metrics load when a replay is reported
+    from playground.metrics import TurnTable
 
 DEFAULT_PRESET = "pyagentic recommended"
 TABLE_COLUMNS = [
@@ -340,7 +341,7 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
-    from playground.metrics import turns_frame
+    from playground.metrics import turn_table
 
     session = pick_session(read_path(file), args.session, file)
     slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
@@ -349,14 +350,14 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     finally:
         if slow:
             print(file=sys.stderr)
-    frame = turns_frame(result, config.pricing, config.must_keep)
+    table = turn_table(result, config.pricing, config.must_keep)
     columns = TABLE_COLUMNS + (["must_keep_lost"] if config.must_keep else [])
-    _print_table(result, frame, columns, sys.stderr if _any_stdout(args) else sys.stdout)
+    _print_table(result, table, columns, sys.stderr if _any_stdout(args) else sys.stdout)
     if args.json:
-        data = replay_json(result, config, frame)
+        data = replay_json(result, config, table)
         _write(args.json, lambda out: json.dump(data, out, indent=2, default=_plain))
     if args.csv:
-        _write(args.csv, lambda out: frame.to_csv(out, index=False))
+        _write(args.csv, lambda out: write_csv(table.rows, out))
     if args.contexts:
         form = contexts_file.chosen_form(result, args.contexts_form)
         if form != args.contexts_form:
@@ -372,8 +373,8 @@ def _any_stdout(args: argparse.Namespace) -> bool:
     return "-" in (args.json, args.csv, args.contexts)
 
 
-def _print_table(result: ReplayResult, frame: pd.DataFrame, columns: list[str], out: TextIO) -> None:
-    from playground.metrics import events_frame, policy_notes, totals
+def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out: TextIO) -> None:
+    from playground.metrics import policy_notes, totals
 
     session = result.session
     print(
@@ -384,15 +385,15 @@ def _print_table(result: ReplayResult, frame: pd.DataFrame, columns: list[str], 
     )
     print(printable(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
-    if not frame.empty:
-        print(printable(pricing_line(frame)), file=out)
-        print(frame[columns].to_string(index=False, na_rep="-"), file=out)
+    if table.rows:
+        print(printable(pricing_line(table.attrs)), file=out)
+        print(text_table(table.rows, columns), file=out)
     print("totals:", file=out)
     for note in result.summary_stats.notes:
         print(f"note: {printable(note)}", file=sys.stderr)
-    for level, note in policy_notes(events_frame(result)):
+    for level, note in policy_notes(result.events):
         print(f"{'warning' if level == 'warning' else 'note'}: {printable(note)}", file=sys.stderr)
-    for key, value in {**totals(frame), **summarizer_figures(result)}.items():
+    for key, value in {**totals(table), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 
 
@@ -421,8 +422,8 @@ def summarizer_figures(result: ReplayResult) -> dict[str, int]:
     }
 
 
-def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> dict[str, Any]:
-    from playground.metrics import events_frame, totals
+def replay_json(result: ReplayResult, config: Config, table: TurnTable) -> dict[str, Any]:
+    from playground.metrics import event_rows, totals
 
     session = result.session
     return {
@@ -435,16 +436,17 @@ def replay_json(result: ReplayResult, config: Config, frame: pd.DataFrame) -> di
             "turns": session.turns,
         },
         "settings": {**config.to_data(), "encoding": result.encoding},
-        "turns": frame.astype(object).where(frame.notna(), None).to_dict(orient="records"),
-        "events": events_frame(result, frame).to_dict(orient="records"),
-        "summary": {**totals(frame), "summarizer": summarizer_figures(result)},
-        "pricing": dict(frame.attrs),
+        "turns": table.rows,
+        "events": event_rows(result, table),
+        "summary": {**totals(table), "summarizer": summarizer_figures(result)},
+        "pricing": dict(table.attrs),
     }
 
 
-def pricing_line(frame: pd.DataFrame) -> str:
-    priced = frame.attrs.get("priced_as") or "no price known (token figures only)"
-    return f"priced as {priced}; {frame.attrs.get('cache_rule')}; {frame.attrs.get('cache_timing')}"
+def pricing_line(attrs: Mapping[str, str | None]) -> str:
+    """How a replay was priced, from its turn table's ``attrs``."""
+    priced = attrs.get("priced_as") or "no price known (token figures only)"
+    return f"priced as {priced}; {attrs.get('cache_rule')}; {attrs.get('cache_timing')}"
 
 
 def _plain(value: Any) -> Any:

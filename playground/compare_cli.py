@@ -17,6 +17,7 @@ from playground.presets import PRESETS
 from playground.replay import replay
 from playground.session import Session
 from playground.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
+from playground.text_table import text_table, write_csv
 from playground.tokens import TokenCounter
 
 
@@ -113,7 +114,7 @@ def _settings(config: Config) -> tuple:
 
 def run_compare(args: argparse.Namespace) -> int:
     from playground.cli import UsageError, pick_session
-    from playground.metrics import totals, turns_frame
+    from playground.metrics import totals, turn_table
 
     config, candidates = candidates_of(args.stacks, args.model)
     names = [c.name for c in candidates]
@@ -124,7 +125,7 @@ def run_compare(args: argparse.Namespace) -> int:
     figures = {}
     for candidate in candidates:
         result = replay(session, list(candidate.stack), config.settings, counter)
-        figures[candidate.name] = totals(turns_frame(result, config.pricing, config.must_keep))
+        figures[candidate.name] = totals(turn_table(result, config.pricing, config.must_keep))
     comparison = compare(figures, args.baseline)
     _header(session, config, sys.stderr if _to_stdout(args) else sys.stdout)
     print(comparison_table(comparison), file=sys.stderr if _to_stdout(args) else sys.stdout)
@@ -181,16 +182,14 @@ def run_sweep_command(args: argparse.Namespace) -> int:
 
 
 def sweep_table(sweep: Sweep, loss: str) -> str:
-    import pandas as pd
-
     cost = sweep.cost_axis()
     front = sweep.front(loss, cost)
     rows = []
     for point, on_front in zip(sweep.points, front, strict=True):
         row: dict[str, Any] = {a.label: v for a, v in zip(sweep.axes, point.values, strict=True)}
-        row[COST_AXES[cost]] = point.totals.get(cost, "-")
-        row[LOSS_AXES[loss]] = point.totals.get(loss, "-")
-        row["invalid turns"] = point.totals.get("turns_with_violations", "-")
+        row[COST_AXES[cost]] = point.totals.get(cost)
+        row[LOSS_AXES[loss]] = point.totals.get(loss)
+        row["invalid turns"] = point.totals.get("turns_with_violations")
         row["front"] = "*" if on_front else ""
         row["note"] = point.error or ("requests break the API's rules" if point.invalid else "")
         rows.append(row)
@@ -200,7 +199,7 @@ def sweep_table(sweep: Sweep, loss: str) -> str:
         if f
     ]
     return (
-        pd.DataFrame(rows).to_string(index=False)
+        text_table(rows)
         + f"\nfront (lowest {COST_AXES[cost]} for its {LOSS_AXES[loss]}): {'; '.join(on) or 'none'}"
     )
 
@@ -229,9 +228,7 @@ def _write_rows(args: argparse.Namespace, rows: list[dict], document: dict) -> N
     if args.json:
         _write(args.json, lambda out: json.dump(document, out, indent=2, default=_plain))
     if args.csv:
-        import pandas as pd
-
-        _write(args.csv, lambda out: pd.DataFrame(rows).to_csv(out, index=False))
+        _write(args.csv, lambda out: write_csv(rows, out))
 
 
 def add_corpus_command(commands: Any) -> None:

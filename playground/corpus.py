@@ -187,7 +187,7 @@ def session_figures(
     """One session under each stack of ``job``: its figures row and its turns frame (None,
     and the reason in ``error``, for a stack that cannot run on it). ``api_key`` and
     ``hosted`` as for ``replay`` (the app passes hosted=True)."""
-    from playground.metrics import totals, turns_frame
+    from playground.metrics import totals, turn_table
 
     for stack_index, stack in enumerate(job.stacks):
         named = {"stack": stack.name, "stack_index": stack_index}
@@ -196,11 +196,11 @@ def session_figures(
         except Exception as error:  # a stack that cannot run on this session: its row says why
             yield named | {"error": f"{type(error).__name__}: {error}"}, None
             continue
-        frame = turns_frame(result, job.pricing, job.must_keep)
-        figures = totals(frame)
+        table = turn_table(result, job.pricing, job.must_keep)
+        figures = totals(table)
         yield (
             named | {"error": "", "messages": len(session.messages)} | {k: figures.get(k) for k in FIGURES},
-            frame,
+            table.frame(),
         )
 
 

@@ -1,23 +1,28 @@
-"""Per-turn figures, the event log and per-session totals of a replay, as pandas frames.
+"""Per-turn figures, the event log and per-session totals of a replay.
 
-The one place that turns a ReplayResult into numbers; the CLI, the app and the charts
-all read these frames.
+The one place that turns a ReplayResult into numbers. The figures are plain rows
+(``turn_table``, ``event_rows``), so the command line reports a replay without loading
+pandas; the app, the charts and the corpus read them as pandas frames (``turns_frame``,
+``events_frame``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-
-import pandas as pd
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from playground import must_keep as must_keep_measure
 from playground import quality as quality_measures
 from playground.cost import Pricing, cost_report
 from playground.pricing import PARTS
-from playground.replay import ReplayResult
+from playground.replay import Event, ReplayResult
 from playground.running import BUCKETS
 from playground.validity import OVER_WINDOW
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI reports without it
+    import pandas as pd
 
 # action name -> per-turn column counting the messages it affected
 # a fold (tiered eviction's decision log) summarizes messages too, so it counts as compacted
@@ -46,11 +51,48 @@ def removed_column(position: int, policy: str) -> str:
     return f"removed_by_{position}_{policy}"
 
 
+# the columns that can hold "unknown" (None), by the type of what they hold when known
+NULLABLE_INTS = ("recorded_prompt_tokens", "recorded_cache_read_tokens", "cache_break_at")
+COST_COLUMNS = ("cost_usd", "summary_cost_usd", "raw_cost_usd", *(f"cost_{p}_usd" for p in PARTS))
+
+
+@dataclass
+class TurnTable:
+    """A replay's per-turn figures: one row per inference (None where a figure is unknown,
+    such as a cost without a price) and how they were priced (``attrs``)."""
+
+    rows: list[dict[str, Any]]
+    attrs: dict[str, str | None]
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a frame: the unknown figures as missing values, ``attrs`` kept."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows)
+        if frame.empty:
+            return frame
+        for column in NULLABLE_INTS:
+            frame[column] = frame[column].astype("Int64")
+        for column in COST_COLUMNS:
+            frame[column] = frame[column].astype("float64")
+        frame.attrs.update(self.attrs)
+        return frame
+
+
 def turns_frame(
     result: ReplayResult,
     pricing: Pricing | None = None,
     must_keep: Sequence[must_keep_measure.MustKeep] = (),
 ) -> pd.DataFrame:
+    """``turn_table`` as a frame."""
+    return turn_table(result, pricing, must_keep).frame()
+
+
+def turn_table(
+    result: ReplayResult,
+    pricing: Pricing | None = None,
+    must_keep: Sequence[must_keep_measure.MustKeep] = (),
+) -> TurnTable:
     """One row per inference: what the raw history holds and what the stack sends, what each
     costs under ``pricing`` (the model's own price and cache rule by default), and which of
     the ``must_keep`` facts the request lost."""
@@ -137,18 +179,18 @@ def turns_frame(
         row.update({f"tokens_{b}": turn.tokens_by_bucket.get(b, 0) for b in BUCKETS})
         row.update({c: counts.get(c, 0) for c in removed_columns})
         rows.append(row)
-    frame = pd.DataFrame(rows)
-    if frame.empty:
-        return frame
-    for column in ("recorded_prompt_tokens", "recorded_cache_read_tokens", "cache_break_at"):
-        frame[column] = frame[column].astype("Int64")
-    for column in ("cost_usd", "summary_cost_usd", "raw_cost_usd", *(f"cost_{p}_usd" for p in PARTS)):
-        frame[column] = frame[column].astype("float64")
-    frame.attrs["priced_as"] = report.price.label if report.price else None
-    frame.attrs["cache_rule"] = report.rule.label
-    frame.attrs["cache_timing"] = report.timing_note
-    frame.attrs["summaries_priced_as"] = report.summary_priced_as
-    return with_must_keep(frame, must_keep_measure.states(result, must_keep))
+    counts, names = must_keep_measure.per_turn(
+        must_keep_measure.state_rows(result, must_keep), [row["turn"] for row in rows]
+    )
+    for row, count, lost in zip(rows, counts, names, strict=True):
+        row.update(must_keep_lost=count, lost_must_keep=lost)
+    attrs = {
+        "priced_as": report.price.label if report.price else None,
+        "cache_rule": report.rule.label,
+        "cache_timing": report.timing_note,
+        "summaries_priced_as": report.summary_priced_as,
+    }
+    return TurnTable(rows, attrs)
 
 
 def with_must_keep(frame: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
@@ -156,13 +198,14 @@ def with_must_keep(frame: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
     ``must_keep_lost`` (how many) and ``lost_must_keep`` (which, as declared)."""
     if frame.empty:
         return frame
-    counts, names = must_keep_measure.per_turn(states, frame["turn"].tolist())
+    rows = states.itertuples(index=False, name=None)
+    counts, names = must_keep_measure.per_turn(rows, frame["turn"].tolist())
     return frame.assign(must_keep_lost=counts, lost_must_keep=names)
 
 
-def events_frame(result: ReplayResult, turns: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The event log: one row per policy action or validity violation, and, given the turns
-    frame, one ``cache_break`` per turn whose request broke the cached prefix."""
+def event_rows(result: ReplayResult, turns: TurnTable | pd.DataFrame | None = None) -> list[dict[str, Any]]:
+    """The event log: one row per policy action or validity violation, and, given the turns,
+    one ``cache_break`` per turn whose request broke the cached prefix."""
     rows = [
         {
             "turn": e.turn,
@@ -176,104 +219,152 @@ def events_frame(result: ReplayResult, turns: pd.DataFrame | None = None) -> pd.
         }
         for e in result.events
     ]
-    if turns is not None and not turns.empty:
-        for row in turns[turns["cache_break_at"].notna()].itertuples():
-            rows.append(
-                {
-                    "turn": row.turn,
-                    "position": 0,
-                    "policy": row.cache_break_policy or "(none acted)",
-                    "action": "cache_break",
-                    "messages": max(row.context_messages - int(row.cache_break_at), 0),
-                    "tokens_before": row.cache_break_repaid,
-                    "tokens_after": 0,
-                    "detail": f"the cached prefix ends at message {int(row.cache_break_at)}: "
-                    f"{row.cache_break_repaid:,} tokens of the previous request re-paid",
-                }
-            )
-        rows.sort(key=lambda r: r["turn"])  # stable: a turn's actions, then its break
-    return pd.DataFrame(rows, columns=EVENT_COLUMNS)
+    if turns is None:
+        return rows
+    for row in records(turns):
+        at = row["cache_break_at"]
+        if at is None:
+            continue
+        rows.append(
+            {
+                "turn": row["turn"],
+                "position": 0,
+                "policy": row["cache_break_policy"] or "(none acted)",
+                "action": "cache_break",
+                "messages": max(row["context_messages"] - at, 0),
+                "tokens_before": row["cache_break_repaid"],
+                "tokens_after": 0,
+                "detail": f"the cached prefix ends at message {at}: "
+                f"{row['cache_break_repaid']:,} tokens of the previous request re-paid",
+            }
+        )
+    rows.sort(key=lambda r: r["turn"])  # stable: a turn's actions, then its break
+    return rows
 
 
-def policy_notes(events: pd.DataFrame) -> list[tuple[str, str]]:
+def events_frame(result: ReplayResult, turns: TurnTable | pd.DataFrame | None = None) -> pd.DataFrame:
+    """``event_rows`` as a frame."""
+    import pandas as pd
+
+    return pd.DataFrame(event_rows(result, turns), columns=EVENT_COLUMNS)
+
+
+def records(turns: TurnTable | pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of a turn table, or of a turns frame with its missing values as None."""
+    if isinstance(turns, TurnTable):
+        return turns.rows
+    plain = turns.astype(object).where(turns.notna(), None)
+    return [{k: _python(v) for k, v in row.items()} for row in plain.to_dict(orient="records")]
+
+
+def _python(value: Any) -> Any:
+    """A frame's numpy scalar as the Python number it holds."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def policy_notes(events: Iterable[Event]) -> list[tuple[str, str]]:
     """What the page and the CLI say about policies that did not do their job: (level, text),
     level "warning" for a budget a policy could not meet, "info" for one that never acted."""
+    unmet: dict[tuple[int, str], list[Event]] = defaultdict(list)
+    idle = []
+    for event in events:
+        if event.action == "budget_unmet":
+            unmet[event.position, event.policy].append(event)
+        elif event.action == "idle":
+            idle.append(event)
     notes = []
-    unmet = events[events["action"] == "budget_unmet"]
-    for (position, policy), group in unmet.groupby(["position", "policy"], sort=True):
-        worst = group.loc[group["tokens_after"].idxmax()]
+    for (position, policy), group in sorted(unmet.items()):
+        worst = max(group, key=lambda e: e.tokens_after)  # the first of the worst
+        turns = len({e.turn for e in group})
         notes.append(
             (
                 "warning",
-                f"{position}. {policy} could not meet its budget on {group['turn'].nunique():,} turn(s); "
-                f"at turn {worst['turn']}: {worst['detail']}.",
+                f"{position}. {policy} could not meet its budget on {turns:,} turn(s); "
+                f"at turn {worst.turn}: {worst.detail}.",
             )
         )
-    for row in events[events["action"] == "idle"].itertuples():
-        notes.append(("info", f"{row.position}. {row.policy} {row.detail}, so it changes nothing here."))
+    for event in idle:
+        notes.append(
+            ("info", f"{event.position}. {event.policy} {event.detail}, so it changes nothing here.")
+        )
     return notes
 
 
-def totals(frame: pd.DataFrame) -> dict[str, float | int]:
-    """Per-session figures from a turns frame: peaks, finals, the token bill, savings, counts."""
-    if frame.empty:
+def totals(turns: TurnTable | pd.DataFrame) -> dict[str, float | int]:
+    """Per-session figures of a turn table (or frame): peaks, finals, the token bill, savings, counts."""
+    rows = records(turns)
+    if not rows:
         return {"turns": 0}
-    billed_raw = int(frame["raw_tokens"].sum())
-    billed_context = int(frame["context_tokens"].sum())
+
+    def column(name: str) -> list:
+        return [row[name] for row in rows]
+
+    def total(name: str) -> int:
+        return int(sum(column(name)))
+
+    def turns_with(name: str) -> int:
+        return sum(1 for value in column(name) if value > 0)
+
+    def distinct(name: str) -> int:  # of the "; "-joined names in a column
+        return len({item for cell in column(name) for item in cell.split("; ") if item})
+
+    billed_raw, billed_context = total("raw_tokens"), total("context_tokens")
     return {
-        "turns": len(frame),
-        "peak_context_tokens": int(frame["context_tokens"].max()),
-        "final_context_tokens": int(frame["context_tokens"].iloc[-1]),
-        "peak_raw_tokens": int(frame["raw_tokens"].max()),
-        "final_raw_tokens": int(frame["raw_tokens"].iloc[-1]),
+        "turns": len(rows),
+        "peak_context_tokens": max(column("context_tokens")),
+        "final_context_tokens": rows[-1]["context_tokens"],
+        "peak_raw_tokens": max(column("raw_tokens")),
+        "final_raw_tokens": rows[-1]["raw_tokens"],
         "billed_context_tokens": billed_context,
         "billed_raw_tokens": billed_raw,
         "saved_pct": round(100 * (1 - billed_context / billed_raw), 1) if billed_raw else 0.0,
-        "stubs_created": int(frame["stubs_created"].sum()),
-        "clips": int(frame["clips"].sum()),
-        "drops": int(frame["drops"].sum()),
-        "compactions": int(frame["compactions"].sum()),
-        "summary_failures": int(frame["summary_failures"].sum()),
-        "thrash_events": int(frame["thrash"].sum()),
-        "turns_with_violations": int((frame["violations"] > 0).sum()),
-        "turns_over_window": int(frame["over_window"].sum()),
-        "refetches": int(frame["refetches"].sum()),
-        "turns_with_facts_lost": int((frame["facts_lost"] > 0).sum()),
-        "distinct_facts_lost": len({f for cell in frame["lost_facts"] for f in cell.split("; ") if f}),
-        "turns_standing_rules_lost": int(frame["standing_rules_lost"].sum()),
-        "turns_with_must_keep_lost": int((frame["must_keep_lost"] > 0).sum()),
-        "distinct_must_keep_lost": len(
-            {f for cell in frame["lost_must_keep"] for f in cell.split("; ") if f}
-        ),
-        **money(frame),
+        "stubs_created": total("stubs_created"),
+        "clips": total("clips"),
+        "drops": total("drops"),
+        "compactions": total("compactions"),
+        "summary_failures": total("summary_failures"),
+        "thrash_events": total("thrash"),
+        "turns_with_violations": turns_with("violations"),
+        "turns_over_window": total("over_window"),
+        "refetches": total("refetches"),
+        "turns_with_facts_lost": turns_with("facts_lost"),
+        "distinct_facts_lost": distinct("lost_facts"),
+        "turns_standing_rules_lost": total("standing_rules_lost"),
+        "turns_with_must_keep_lost": turns_with("must_keep_lost"),
+        "distinct_must_keep_lost": distinct("lost_must_keep"),
+        **_money(rows),
     }
 
 
-def money(frame: pd.DataFrame) -> dict[str, float | int | None]:
-    """Session cost figures of a turns frame; the dollar ones None where no price is known."""
-    sent = frame["cache_read_tokens"] + frame["cache_write_tokens"] + frame["uncached_tokens"]
-    raw_sent = frame["raw_tokens"]
+def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
+    """Session cost figures of the turn rows; the dollar ones None where no price is known."""
+
+    def total(name: str) -> int:
+        return int(sum(row[name] for row in rows))
+
+    sent = total("cache_read_tokens") + total("cache_write_tokens") + total("uncached_tokens")
     figures: dict[str, float | int | None] = {
-        "cache_hit_pct": _pct(frame["cache_read_tokens"].sum(), sent.sum()),
-        "raw_cache_hit_pct": _pct(frame["raw_cache_read_tokens"].sum(), raw_sent.sum()),
-        "cache_write_tokens": int(frame["cache_write_tokens"].sum()),
-        "cache_breaks": int(frame["cache_break_at"].notna().sum()),
-        "cache_break_repaid_tokens": int(frame["cache_break_repaid"].sum()),
-        "cold_cache_turns": int(frame["cold_cache"].sum()),
-        **{column: int(frame[column].sum()) for column in SUMMARY_COLUMNS},
+        "cache_hit_pct": _pct(total("cache_read_tokens"), sent),
+        "raw_cache_hit_pct": _pct(total("raw_cache_read_tokens"), total("raw_tokens")),
+        "cache_write_tokens": total("cache_write_tokens"),
+        "cache_breaks": sum(1 for row in rows if row["cache_break_at"] is not None),
+        "cache_break_repaid_tokens": total("cache_break_repaid"),
+        "cold_cache_turns": total("cold_cache"),
+        **{column: total(column) for column in SUMMARY_COLUMNS},
         "cost_usd": None,
         "raw_cost_usd": None,
         "summary_cost_usd": None,
         "saved_usd": None,
         "saved_cost_pct": None,
     }
-    if frame["cost_usd"].notna().all():
-        stack = float(frame["cost_usd"].sum() + frame["summary_cost_usd"].sum())
-        raw = float(frame["raw_cost_usd"].sum())
+    if all(row["cost_usd"] is not None for row in rows):
+        summaries = sum(row["summary_cost_usd"] for row in rows)
+        stack = sum(row["cost_usd"] for row in rows) + summaries
+        raw = sum(row["raw_cost_usd"] for row in rows)
         figures.update(
             cost_usd=round(stack, 6),
             raw_cost_usd=round(raw, 6),
-            summary_cost_usd=round(float(frame["summary_cost_usd"].sum()), 6),
+            summary_cost_usd=round(summaries, 6),
             saved_usd=round(raw - stack, 6),
             saved_cost_pct=_pct(raw - stack, raw),
         )

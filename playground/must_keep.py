@@ -110,16 +110,14 @@ class _Matcher:
             raise MustKeepError(str(over("max_must_keep_seconds", what))) from None
 
 
-def states(result: ReplayResult, facts: Sequence[MustKeep]) -> pd.DataFrame:
-    """One row per turn and fact: ``turn``, ``fact`` (as declared), ``state``.
+def state_rows(result: ReplayResult, facts: Sequence[MustKeep]) -> list[tuple[int, str, str]]:
+    """One ``(turn, fact as declared, state)`` per turn and fact.
 
     Incremental like the engine: a turn's request shares its opening messages with the
     previous one, so only its tail is searched and the holders in the shared part carry over."""
-    import pandas as pd
-
     rows: list[tuple[int, str, str]] = []
     if not facts:
-        return pd.DataFrame(rows, columns=["turn", "fact", "state"])
+        return rows
     matcher = _Matcher(facts)
     raw = result.session.messages
     first_seen = [len(raw)] * len(facts)  # raw index of the first message holding each fact
@@ -140,11 +138,22 @@ def states(result: ReplayResult, facts: Sequence[MustKeep]) -> pd.DataFrame:
         for f, fact in enumerate(facts):
             state = HELD if holders[f] else LOST if first_seen[f] < turn.reply_index else UNSEEN
             rows.append((turn.number, fact.text, state))
-    return pd.DataFrame(rows, columns=["turn", "fact", "state"])
+    return rows
 
 
-def per_turn(table: pd.DataFrame, turns: Sequence[int]) -> tuple[list[int], list[str]]:
-    """Per turn: how many declared facts are lost, and which (joined by "; ")."""
-    lost = table[table["state"] == LOST].groupby("turn")["fact"].agg(list)
+def states(result: ReplayResult, facts: Sequence[MustKeep]) -> pd.DataFrame:
+    """``state_rows`` as a frame: ``turn``, ``fact`` (as declared), ``state``."""
+    import pandas as pd
+
+    return pd.DataFrame(state_rows(result, facts), columns=["turn", "fact", "state"])
+
+
+def per_turn(rows: Iterable[tuple[int, str, str]], turns: Sequence[int]) -> tuple[list[int], list[str]]:
+    """Per turn of ``turns``, from ``(turn, fact, state)`` rows: how many declared facts are
+    lost, and which (joined by "; ")."""
+    lost: dict[int, list[str]] = {}
+    for turn, fact, state in rows:
+        if state == LOST:
+            lost.setdefault(turn, []).append(fact)
     named = [lost.get(turn, []) for turn in turns]
     return [len(n) for n in named], ["; ".join(n) for n in named]

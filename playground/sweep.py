@@ -370,13 +370,13 @@ class _Job:
 
 
 def _point(job: _Job, values: tuple, stack: list[PolicySpec], counter: TokenCounter) -> Point:
-    from playground.metrics import totals, turns_frame
+    from playground.metrics import totals, turn_table
 
     try:
         result = replay(job.session, stack, job.settings, counter, api_key=job.api_key, hosted=job.hosted)
     except (SpecError, SummarizerError, LimitError) as error:
         return Point(values, error=str(error))
-    return Point(values, totals(turns_frame(result, job.pricing, job.must_keep)))
+    return Point(values, totals(turn_table(result, job.pricing, job.must_keep)))
 
 
 # the worker's share of the job, set once per process by _start_worker

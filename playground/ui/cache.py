@@ -20,7 +20,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from playground.cost import Pricing
 from playground.formats import read_bytes
 from playground.limits import LIMITS
-from playground.metrics import events_frame, totals, turns_frame
+from playground.metrics import events_frame, totals, turn_table
 from playground.replay import ReplayResult, Settings, replay
 from playground.session import Session, TranscriptError
 from playground.summarizers import SummaryStats
@@ -169,8 +169,8 @@ def replayed(
         hosted=True,  # the server's key goes only to the server's own endpoint
         progress=progress,
     )
-    frame = turns_frame(result, pricing)
-    done = Replayed(result, frame, events_frame(result, frame), totals(frame))
+    table = turn_table(result, pricing)
+    done = Replayed(result, table.frame(), events_frame(result, table), totals(table))
     store.put(key, done, _browser_session())
     return done
 

@@ -209,7 +209,7 @@ def charts_view(
 
 def policy_notices(replayed: Replayed) -> None:
     """A policy that cannot meet its budget (a warning) or never acts (a note)."""
-    for level, note in metrics.policy_notes(replayed.events):
+    for level, note in metrics.policy_notes(replayed.result.events):
         (st.warning if level == "warning" else st.info)(escape_markdown(note))
 
 

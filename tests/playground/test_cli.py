@@ -244,13 +244,15 @@ def test_session_picks_one_run_by_index_or_name(tmp_path, capsys):
     assert "holds 3 session(s), 0 to 2" in capsys.readouterr().err
 
 
-def test_the_cli_starts_without_pandas_and_loads_it_to_report_a_replay(real_session_path):
+def test_the_cli_reports_a_replay_without_pandas_and_loads_it_only_for_a_frame(real_session_path, tmp_path):
     probe = (
         "import sys; from playground.cli import main; main(['validate', sys.argv[1]]); "
-        "print('pandas loaded:', 'pandas' in sys.modules); main(['replay', sys.argv[1]]); "
-        "print('pandas loaded:', 'pandas' in sys.modules)"
+        "print('pandas loaded:', 'pandas' in sys.modules); "
+        "main(['replay', sys.argv[1], '--must-keep', 'astropy', '--json', sys.argv[2], '--csv', sys.argv[3]]); "
+        "print('pandas loaded:', 'pandas' in sys.modules); "
+        "from playground.metrics import turns_frame; print('pandas loaded:', 'pandas' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe, str(real_session_path)], capture_output=True, text=True, check=True
-    ).stdout
-    assert re.findall(r"pandas loaded: (\w+)", out) == ["False", "True"]
+    paths = [str(real_session_path), str(tmp_path / "r.json"), str(tmp_path / "r.csv")]
+    out = subprocess.run([sys.executable, "-c", probe, *paths], capture_output=True, text=True, check=True).stdout
+    assert re.findall(r"pandas loaded: (\w+)", out) == ["False", "False", "False"]
+    assert "turn  raw_tokens  context_tokens" in out and "cost_usd: " in out

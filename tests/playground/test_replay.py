@@ -383,7 +383,7 @@ def test_the_unchanged_prefix_hint_never_changes_what_eviction_does(keep, around
 
 def test_a_policy_that_never_acts_and_one_that_cannot_meet_its_budget_both_say_so():
     from playground.formats import read_path
-    from playground.metrics import events_frame, policy_notes
+    from playground.metrics import policy_notes
 
     session = read_path(Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json")[0]
     stack = [
@@ -394,14 +394,14 @@ def test_a_policy_that_never_acts_and_one_that_cannot_meet_its_budget_both_say_s
     idle = [e for e in result.events if e.action == "idle"]
     assert [(e.turn, e.position, e.policy) for e in idle] == [(26, 2, "CompactionPolicy")]
     assert "never acted in 26 turns" in idle[0].detail and "max_input_tokens 80,000" in idle[0].detail
-    notes = policy_notes(events_frame(result))
+    notes = policy_notes(result.events)
     assert notes[0][0] == "warning" and notes[0][1].startswith(
         "1. TieredEvictionPolicy could not meet its budget on"
     )
     assert "over the 1,000 budget" in notes[0][1]
     assert notes[1] == ("info", f"2. CompactionPolicy {idle[0].detail}, so it changes nothing here.")
     acting = replay(session, [PolicySpec("TieredEvictionPolicy", {"budget_tokens": 6000})])
-    assert not policy_notes(events_frame(acting))  # it acts and meets its budget: nothing to say
+    assert not policy_notes(acting.events)  # it acts and meets its budget: nothing to say
 
 
 def test_the_editor_is_told_which_persistent_policies_run_before_an_ephemeral_one_above_them():
