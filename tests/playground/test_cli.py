@@ -253,6 +253,8 @@ def test_the_cli_reports_a_replay_without_pandas_and_loads_it_only_for_a_frame(r
         "from playground.metrics import turns_frame; print('pandas loaded:', 'pandas' in sys.modules)"
     )
     paths = [str(real_session_path), str(tmp_path / "r.json"), str(tmp_path / "r.csv")]
-    out = subprocess.run([sys.executable, "-c", probe, *paths], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe, *paths], capture_output=True, text=True, check=True
+    ).stdout
     assert re.findall(r"pandas loaded: (\w+)", out) == ["False", "False", "False"]
     assert "turn  raw_tokens  context_tokens" in out and "cost_usd: " in out
