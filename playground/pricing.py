@@ -6,32 +6,35 @@ stay in tokens and the page says "no price known", never a made-up number.
 
 from __future__ import annotations
 
+import json
+import os
 import warnings
 from bisect import bisect_left
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
 
 from playground.caching import PROVIDER_RULES, CacheRule, CacheTurn, rule_for
-
-if (
-    TYPE_CHECKING
-):  # genai-prices is imported where a price is looked up: the commands that price nothing start without it
-    from genai_prices.types import ModelPrice
+from playground.summary_cache import default_cache_dir
 
 # the providers whose cache rule we know, as genai-prices names them
 PROVIDERS = ("openai", "anthropic", "google", "deepseek")
+Rates = tuple[float, float, float, float]  # dollars per token: uncached input, cache read, write, output
 
 
 @dataclass(frozen=True, eq=False)  # one object per model and provider (find_price caches)
 class Price:
-    """One model's prices at one provider, as genai-prices gives them."""
+    """One model's prices at one provider, as genai-prices gives them: per token within each
+    long-context tier (``rates``, keyed ``"<tier> <1 if one-hour writes else 0>"``)."""
 
     model: str  # genai-prices' id for it
     provider: str  # genai-prices' provider id
     provider_name: str
-    prices: ModelPrice
     context_window: int | None
+    thresholds: tuple[int, ...]  # input sizes where a long-context tier starts (genai-prices' cliff model)
+    rates: dict[str, Rates] = field(repr=False)
 
     @property
     def label(self) -> str:
@@ -46,55 +49,40 @@ class Price:
             return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
         # Within a tier every price is per token (the tier is set by the whole input), so the
         # rates genai-prices gives for one request in that tier price every request in it.
-        rates = _tier_rates(self, bisect_left(self.thresholds, input_tokens), one_hour)
+        rates = self.rates[_tier_key(bisect_left(self.thresholds, input_tokens), one_hour)]
         uncached = input_tokens - cache_read - cache_write
         return uncached * rates[0] + cache_read * rates[1] + cache_write * rates[2] + output * rates[3]
-
-    @cached_property
-    def thresholds(self) -> tuple[int, ...]:
-        """Input sizes where a long-context tier starts (genai-prices' cliff model)."""
-        from genai_prices.types import TieredPrices
-
-        prices = self.prices
-        parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
-        parts += (prices.cache_write_1h_mtok, prices.output_mtok)
-        starts = {tier.start for p in parts if isinstance(p, TieredPrices) for tier in p.tiers}
-        return tuple(sorted(starts))
 
     def _priced(
         self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
     ) -> float:
-        from genai_prices import Usage
-
-        usage = Usage(
-            input_tokens=input_tokens,
-            cache_read_tokens=cache_read,
-            cache_write_tokens=cache_write,  # of which written to the one-hour cache:
-            cache_write_1h_tokens=cache_write if one_hour else 0,
-            output_tokens=output,
-        )
-        return float(self.prices.calc_price(usage)["total_price"])
+        """What genai-prices itself says one call costs."""
+        return _genai_cost(self.model, self.provider, input_tokens, cache_read, cache_write, output, one_hour)
 
 
-@lru_cache(maxsize=512)
-def _tier_rates(price: Price, tier: int, one_hour: bool) -> tuple[float, float, float, float]:
-    """Dollars per token of uncached input, cache read, cache write and output for a request
-    whose input lies in tier ``tier`` (0: under the first threshold), priced by genai-prices."""
-    size = 1 if tier == 0 else price.thresholds[tier - 1] + 1  # one request in that tier
-    million = 1_000_000
-    uncached = price._priced(size, 0, 0, 0, one_hour)
-    return (
-        uncached / size,
-        price._priced(size, size, 0, 0, one_hour) / size,
-        price._priced(size, 0, size, 0, one_hour) / size,
-        (price._priced(size, 0, 0, million, one_hour) - uncached) / million,
-    )
+def _tier_key(tier: int, one_hour: bool) -> str:
+    return f"{tier} {int(one_hour)}"
 
 
 @lru_cache(maxsize=256)
 def find_price(model: str, provider: str | None = None) -> Price | None:
-    """The prices of ``model`` (at ``provider`` if named), or None where none is known."""
+    """The prices of ``model`` (at ``provider`` if named), or None where none is known.
+
+    Looked up in genai-prices once per model and genai-prices release: what it gives is kept
+    in the cache folder, so a later run starts without loading its database."""
+    stored = _stored_prices()
+    key = f"{model}\n{provider or ''}"
+    if key in stored:
+        return stored[key] and _price_of(stored[key])
+    price = _looked_up(model, provider)
+    stored[key] = None if price is None else asdict(price)
+    _store_prices(stored)
+    return price
+
+
+def _looked_up(model: str, provider: str | None) -> Price | None:
     from genai_prices import Usage, calc_price
+    from genai_prices.types import TieredPrices
 
     try:
         with warnings.catch_warnings():
@@ -102,13 +90,106 @@ def find_price(model: str, provider: str | None = None) -> Price | None:
             found = calc_price(Usage(input_tokens=0), model, provider_id=provider or None)
     except (LookupError, ValueError):
         return None
-    return Price(
-        found.model.id,
-        found.provider.id,
-        found.provider.name,
-        found.model_price,
-        getattr(found.model, "context_window", None),
+    prices = found.model_price
+    parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
+    parts += (prices.cache_write_1h_mtok, prices.output_mtok)
+    thresholds = tuple(sorted({tier.start for p in parts if isinstance(p, TieredPrices) for tier in p.tiers}))
+    model_id, provider_id = found.model.id, found.provider.id
+    rates = {
+        _tier_key(tier, hour): _tier_rates(model_id, provider_id, thresholds, tier, hour)
+        for tier in range(len(thresholds) + 1)
+        for hour in (False, True)
+    }
+    window = getattr(found.model, "context_window", None)
+    return Price(model_id, provider_id, found.provider.name, window, thresholds, rates)
+
+
+def _tier_rates(model: str, provider: str, thresholds: tuple[int, ...], tier: int, one_hour: bool) -> Rates:
+    """Dollars per token of uncached input, cache read, cache write and output for a request
+    whose input lies in tier ``tier`` (0: under the first threshold), priced by genai-prices."""
+    size = 1 if tier == 0 else thresholds[tier - 1] + 1  # one request in that tier
+    million = 1_000_000
+
+    def priced(read: int, write: int, output: int) -> float:
+        return _genai_cost(model, provider, size, read, write, output, one_hour)
+
+    uncached = priced(0, 0, 0)
+    return (
+        uncached / size,
+        priced(size, 0, 0) / size,
+        priced(0, size, 0) / size,
+        (priced(0, 0, million) - uncached) / million,
     )
+
+
+def _genai_cost(
+    model: str,
+    provider: str,
+    input_tokens: int,
+    cache_read: int,
+    cache_write: int,
+    output: int,
+    one_hour: bool,
+) -> float:
+    from genai_prices import Usage, calc_price
+
+    usage = Usage(
+        input_tokens=input_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,  # of which written to the one-hour cache:
+        cache_write_1h_tokens=cache_write if one_hour else 0,
+        output_tokens=output,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(calc_price(usage, model, provider_id=provider).total_price)
+
+
+def _prices_file() -> Path:
+    """The stored lookups of this genai-prices release (a new release starts a new file)."""
+    return default_cache_dir() / f"prices-genai-prices-{metadata.version('genai-prices')}.json"
+
+
+def _stored_prices() -> dict[str, Any]:
+    """The lookups stored so far; none where the file is missing or not what we wrote."""
+    try:
+        stored = json.loads(_prices_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) and all(_well_formed(v) for v in stored.values()) else {}
+
+
+def _price_of(record: dict[str, Any]) -> Price:
+    rates = {key: tuple(r) for key, r in record["rates"].items()}
+    return Price(**{**record, "thresholds": tuple(record["thresholds"]), "rates": rates})
+
+
+def _well_formed(record: Any) -> bool:
+    if record is None:
+        return True
+    try:
+        price = _price_of(record)
+    except (TypeError, KeyError, AttributeError):
+        return False
+    tiers = len(price.thresholds) + 1
+    keys = {_tier_key(tier, hour) for tier in range(tiers) for hour in (False, True)}
+    return (
+        all(isinstance(t, int) for t in price.thresholds)
+        and price.rates.keys() == keys
+        and all(len(r) == 4 and all(isinstance(x, float | int) for x in r) for r in price.rates.values())
+    )
+
+
+def _store_prices(stored: dict[str, Any]) -> None:
+    """Written whole or not at all; a folder that cannot be written leaves the lookups unstored."""
+    target = _prices_file()
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        part.write_text(json.dumps(stored))
+        part.replace(target)
+    except OSError:
+        part.unlink(missing_ok=True)
 
 
 def default_cache_rule(price: Price | None, model: str) -> CacheRule:

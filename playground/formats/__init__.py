@@ -11,9 +11,8 @@ import json
 import math
 import os
 import re
+from itertools import accumulate
 from typing import Any
-
-import numpy as np
 
 from playground.formats import anthropic, langchain, openai_chat, otel, responses
 from playground.formats.builder import too_many_messages
@@ -64,17 +63,13 @@ def _looks_utf16(data: bytes) -> bool:
 # anchored at the end, so the scan is linear whatever the quotes (an unterminated string
 # would otherwise be searched for its end again from every quote after it)
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
-_OPEN = np.zeros(256, dtype=np.int8)
-_OPEN[[ord("["), ord("{")]] = 1
-_OPEN[[ord("]"), ord("}")]] = -1
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}  # a bracket's change in depth
 
 
 def nesting_depth(data: bytes) -> int:
     """How deep the brackets of a JSON (or JSONL) text nest, strings left out; no recursion."""
     brackets = _STRING.sub(b"", data).translate(None, delete=_NOT_BRACKETS)
-    if not brackets:
-        return 0
-    return int(np.cumsum(_OPEN[np.frombuffer(brackets, dtype=np.uint8)], dtype=np.int64).max())
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
+import sys
 
 import pytest
 
+from playground import pricing
 from playground.caching import cache_turns, deltas, rule_for
 from playground.config import parse_config
 from playground.cost import Pricing, PricingError, cost_report
@@ -188,3 +192,40 @@ def test_per_token_rates_give_what_genai_prices_gives_in_every_tier(model):
         assert price.cost(size, read, write, output, hour) == pytest.approx(
             price._priced(size, read, write, output, hour), rel=1e-12, abs=1e-15
         )
+
+
+def test_a_price_kept_from_an_earlier_run_costs_what_genai_prices_says_without_loading_it(tmp_path):
+    import json
+
+    env = {**os.environ, "PLAYGROUND_CACHE_DIR": str(tmp_path)}
+    probe = (
+        "import sys; from playground.pricing import find_price; p = find_price('claude-sonnet-4-5'); "
+        "print([p.cost(n, n // 2, n // 4, 300, h) for n in (10_000, 250_000) for h in (False, True)], "
+        "find_price('no-such-model-9'), 'genai_prices' in sys.modules)"
+    )
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    first, second = run(), run()  # looked up in genai-prices, then read back from the file
+    assert first.endswith("None True\n") and second == first.replace("None True", "None False")
+    stored = json.loads(next(tmp_path.glob("prices-genai-prices-*.json")).read_text())
+    assert stored["no-such-model-9\n"] is None and stored["claude-sonnet-4-5\n"]["thresholds"] == [200_000]
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["", "{not json", "[]", '{"gpt-4o\\n": {"model": "gpt-4o"}}', '{"gpt-4o\\n": {"rates": 3}}', "\x00\xff"],
+)
+def test_a_damaged_price_file_is_looked_up_again_and_rewritten(tmp_path, monkeypatch, content):
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
+    pricing._prices_file().write_text(content)
+    pricing.find_price.cache_clear()
+    try:
+        price = find_price("gpt-4o")
+    finally:
+        pricing.find_price.cache_clear()
+    assert price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+    assert "gpt-4o\n" in pricing._stored_prices()
