@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import operator
+from bisect import insort
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from itertools import compress
 
 from policies.base import EPHEMERAL, CompileEvent, Param, ParamError, Policy, persistence_param
 from policies.estimates import langchain_approximate_tokens
@@ -88,7 +91,7 @@ class ClearToolUsesPolicy(Policy):
         if event.counter is None:
             return None
         done = self._pass
-        if not done.continued_by(messages):
+        if not self._follow(done, messages):
             done = self._pass = _Pass()
         self._extend(done, messages)
         if self.flavour == LANGCHAIN or self.trigger_type == TOOL_USES:
@@ -122,6 +125,31 @@ class ClearToolUsesPolicy(Policy):
             done.reported = len(done.cleared)
         return list(done.out)
 
+    def _follow(self, done: _Pass, messages: list[Message]) -> bool:
+        """Bring the pass up to the history given, messages added after it aside, or say it
+        must start over. A message an earlier policy replaced in place (a persistent stub) is
+        taken in where it stands while the pass has cleared nothing: until then its copy is
+        the history itself, so updating its tool results and measure, and looking at the
+        candidates again, gives what a pass over the whole history would."""
+        n = len(done.given)
+        if n > len(messages):
+            return False
+        replaced = list(compress(range(n), map(operator.is_not, done.given, messages)))
+        if replaced and done.cleared:
+            return False
+        if replaced:
+            done.looked = 0  # nothing freed, nothing reached: all it had was how far it looked
+        for i in replaced:
+            old, new = done.given[i], messages[i]
+            done.given[i] = done.out[i] = new
+            if old.is_tool_result != new.is_tool_result:
+                if new.is_tool_result:
+                    insort(done.results, i)
+                else:
+                    done.results.remove(i)
+            done.measured += self._measure(new) - self._measure(old)
+        return True
+
     def _extend(self, done: _Pass, messages: list[Message]) -> None:
         """Take in the messages the history gained since the pass last saw it."""
         start = len(done.given)
@@ -131,10 +159,13 @@ class ClearToolUsesPolicy(Policy):
         for i, m in enumerate(new, start=start):
             if m.is_tool_result:
                 done.results.append(i)
-            if self.flavour == LANGCHAIN:
-                done.measured += langchain_approximate_tokens(m) if m.role not in STANDING_ROLES else 0
-            else:
-                done.measured += len(m.tool_calls)
+            done.measured += self._measure(m)
+
+    def _measure(self, message: Message) -> int:
+        """What the trigger counts of a message: tool uses, or LangChain's token estimate."""
+        if self.flavour == LANGCHAIN:
+            return langchain_approximate_tokens(message) if message.role not in STANDING_ROLES else 0
+        return len(message.tool_calls)
 
     def _clear(self, done: _Pass, event: CompileEvent) -> None:
         """Clear the candidates the pass has not looked at yet, oldest first.
@@ -185,10 +216,3 @@ class _Pass:
     cleared: list[Message] = field(default_factory=list)
     reported: int = 0  # of those cleared, how many a request sent cleared already
     reached: bool = False  # LangChain's clear_at_least reached: it stops there
-
-    def continued_by(self, messages: list[Message]) -> bool:
-        """Whether ``messages`` is the history this pass saw, with messages added after it."""
-        n = len(self.given)
-        if n > len(messages) or (n and messages[n - 1] is not self.given[-1]):
-            return False
-        return messages[:n] == self.given

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from fnmatch import fnmatch
+from functools import lru_cache
 
 from policies.base import CompileEvent, Param, Policy
 from policies.facts import iter_facts
@@ -223,7 +224,7 @@ class TieredEvictionPolicy(Policy):
 
     # tier 1
     def _consumed_output(self, message: Message, reply: Message, call: ToolCall | None, turn: int) -> Message:
-        repeated = set(iter_facts(reply.content))
+        repeated = _facts_of(reply.content)
         # a fact found in the output is part of its text: when no repeated fact is, none is used
         # (and the output, often large, need not be searched)
         if any(f in message.content for f in repeated):
@@ -318,3 +319,9 @@ class TieredEvictionPolicy(Policy):
 def _find_log(messages: list[Message], start: int) -> int:
     """Where the decision log is, looking from ``start``; ``len(messages)`` when nowhere."""
     return next((i for i in range(start, len(messages)) if messages[i].kind == DECISION_LOG), len(messages))
+
+
+@lru_cache(maxsize=1024)
+def _facts_of(reply: str) -> frozenset[str]:
+    """The facts of a reply: one reply is the use of many outputs, so they are found once."""
+    return frozenset(iter_facts(reply))

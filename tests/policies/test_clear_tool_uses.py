@@ -169,3 +169,49 @@ def test_anthropic_can_trigger_on_the_number_of_tool_uses():
     assert cleared(policy.on_compile(event(), session(n=5))) == ["c0", "c1", "c2", "c3"]
     with pytest.raises(ParamError, match="tool_uses is Anthropic's"):
         ClearToolUsesPolicy(trigger_type="tool_uses", flavour="langchain")
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"trigger": 3_000, "keep": 1},
+        {"trigger": 3_000, "keep": 1, "clear_at_least": 900},
+        {"trigger": 3, "keep": 1, "trigger_type": "tool_uses"},
+        {"trigger": 2_500, "keep": 1, "flavour": "langchain", "clear_at_least": 400},
+        {"trigger": 1_000, "keep": 0, "exclude_tools": ["search"]},
+    ],
+)
+def test_a_history_another_policy_rewrote_in_place_gives_what_a_fresh_pass_gives(settings):
+    # a persistent policy before this one stubs old results in the stored history, so each
+    # history given holds replaced messages as well as new ones: the pass that goes on from
+    # the last one must agree with one that sees the whole history for the first time
+    whole = session(n=8, size=1200)
+    policy = ClearToolUsesPolicy(**settings)
+    history = []
+    for turn, end in enumerate(range(3, len(whole) + 1, 2), start=1):
+        history = history + whole[len(history) : end]
+        if turn % 2 == 0:  # the other policy stubs the oldest result it has not stubbed yet
+            at = next((i for i, m in enumerate(history) if m.is_tool_result and m.kind != STUB), None)
+            if at is not None:
+                history[at] = history[at].replace(content="[stubbed upstream]", kind=STUB)
+        out = policy.on_compile(event(turn=turn), list(history))
+        assert out == ClearToolUsesPolicy(**settings).on_compile(event(turn=turn), list(history)), turn
+
+
+@pytest.mark.parametrize("rewrite", ["renamed", "folded"])
+def test_a_result_rewritten_in_place_after_it_was_passed_over_is_looked_at_again(rewrite):
+    whole = session(n=3, size=1200)
+    policy = ClearToolUsesPolicy(trigger=100, keep=0, exclude_tools=["search"])
+    history = whole[:5]  # two results; the first, from the excluded tool, passed over
+    assert cleared(policy.on_compile(event(), list(history))) == ["c1"]
+    policy = ClearToolUsesPolicy(trigger=100, keep=0, exclude_tools=["search"])
+    history = whole[:3]
+    assert policy.on_compile(event(), list(history)) is None  # nothing cleared yet
+    if rewrite == "renamed":  # now a result of a tool it may clear
+        history[2] = history[2].replace(name="read_file")
+        expected = ["c0", "c1"]
+    else:  # no longer a tool result at all
+        history[2] = Message("user", "(an earlier result, folded)")
+        expected = ["c1"]
+    out = policy.on_compile(event(turn=2), history + whole[3:5])
+    assert cleared(out) == expected
