@@ -20,9 +20,8 @@ from playground.caching import RULES
 from playground.compare_cli import add_commands as add_compare_commands
 from playground.compare_cli import add_corpus_command, run_compare, run_corpus_command, run_sweep_command
 from playground.config import Config, ConfigError, load_config
-from playground.corpus import CorpusError
 from playground.endpoints import EndpointError, choose_key
-from playground.export import TARGETS, ExportError, export
+from playground.export import TARGETS
 from playground.formats import read_path
 from playground.limits import LimitError, limits_table
 from playground.must_keep import MustKeepError
@@ -31,7 +30,6 @@ from playground.presets import PRESETS, presets_by_framework
 from playground.replay import ReplayResult, replay
 from playground.session import Session, TranscriptError
 from playground.summarizers import SummarizerError, SummaryStats
-from playground.sweep import SweepError
 from playground.text_table import text_table, write_csv
 from playground.tokens import TokenCounter
 from playground.validity import check_request
@@ -219,7 +217,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "corpus":
             return run_corpus_command(args)
         return _bench(args)
-    except (
+    except _user_errors() as error:
+        print(f"playground: {printable(str(error))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("playground: interrupted", file=sys.stderr)
+        return 130
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports in a line of its own, never as a traceback: evaluated when
+    one is raised, so the modules only some commands use are not loaded to start."""
+    from playground.corpus import CorpusError
+    from playground.export import ExportError
+    from playground.sweep import SweepError
+
+    return (
         TranscriptError,
         ConfigError,
         SpecError,
@@ -230,14 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ExportError,
         SweepError,
         CorpusError,
-    ) as error:
-        print(f"playground: {printable(str(error))}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        print("playground: interrupted", file=sys.stderr)
-        return 130
+    )
 
 
 def _presets() -> int:
@@ -257,6 +265,8 @@ def preset_config(name: str) -> Config:
 
 def _export(args: argparse.Namespace) -> int:
     config = preset_config(args.config) if args.preset else load_config(args.config)
+    from playground.export import export
+
     result = export(config.stack, config.settings, args.to)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as out:

@@ -23,9 +23,8 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
-
-import yaml
 
 from playground.compare import Candidate
 from playground.cost import Pricing, PricingError
@@ -97,6 +96,8 @@ class Config:
         return data
 
     def to_yaml(self) -> str:
+        import yaml
+
         return yaml.safe_dump(self.to_data(), sort_keys=False, default_flow_style=None, allow_unicode=True)
 
     def to_json(self) -> str:
@@ -120,21 +121,27 @@ def load_config(path: str | os.PathLike) -> Config:
     return parse_config(text, file)
 
 
-class _ConfigLoader(yaml.SafeLoader):
-    """safe_load without aliases (a few bytes of them expand to gigabytes) and with a depth bound."""
+@cache
+def _config_loader() -> type:
+    """yaml's safe loader without aliases (a few bytes of them expand to gigabytes) and with a
+    depth bound; built at the first config read (a replay of a preset reads none)."""
+    import yaml
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise ConfigError(f"line {mark.line + 1}: aliases (*name) are not allowed in a config")
-        self._depth = getattr(self, "_depth", 0) + 1
-        try:
-            if self._depth > LIMITS.max_config_nesting:
+    class ConfigLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
                 mark = self.peek_event().start_mark
-                raise over("max_config_nesting", f"line {mark.line + 1}: nested deeper")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+                raise ConfigError(f"line {mark.line + 1}: aliases (*name) are not allowed in a config")
+            self._depth = getattr(self, "_depth", 0) + 1
+            try:
+                if self._depth > LIMITS.max_config_nesting:
+                    mark = self.peek_event().start_mark
+                    raise over("max_config_nesting", f"line {mark.line + 1}: nested deeper")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return ConfigLoader
 
 
 def parse_config(text: str, file: str = "config", *, allow_plugins: bool = True) -> Config:
@@ -142,10 +149,12 @@ def parse_config(text: str, file: str = "config", *, allow_plugins: bool = True)
 
     ``allow_plugins=False`` (the app) refuses a ``plugins`` key: code to import is named
     by whoever starts the server, never by an uploaded file."""
+    import yaml
+
     if len(text) > LIMITS.max_config_bytes:
         raise ConfigError(f"{file}: {over('max_config_bytes', f'{len(text):,} characters')}")
     try:
-        data = yaml.load(text, Loader=_ConfigLoader)  # JSON is YAML too
+        data = yaml.load(text, Loader=_config_loader())  # JSON is YAML too
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark else ""

@@ -18,7 +18,6 @@ import os
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -277,6 +276,8 @@ def _results(todo: list[tuple[Source, str]], job: Job, workers: int, scheduler: 
 
 
 def _in_pool(todo: list[tuple[Source, str]], job: Job, workers: int) -> Iterator[UnitResult]:
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
     pool = ProcessPoolExecutor(workers, process_context(), initializer=_start_worker, initargs=(job,))
     try:
         pending: set[Future] = set()

@@ -22,15 +22,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import regex
-
 from playground.limits import LIMITS, over
 from playground.replay import ReplayResult
 from policies.base import shown
 from policies.messages import Message, said
 
-if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI starts without it
+if TYPE_CHECKING:  # pandas is imported where a frame is built, regex where a fact is declared
     import pandas as pd
+    import regex
 
 UNSEEN, HELD, LOST = "unseen", "held", "lost"
 MAX_LENGTH = 500  # characters in one declared fact
@@ -52,6 +51,8 @@ def _is_regex(text: str) -> bool:
 
 def parse(items: Iterable[object], where: str = "must_keep") -> tuple[MustKeep, ...]:
     """Declared facts, validated; MustKeepError names the entry (1-based) and what is wrong."""
+    import regex  # matching with a time budget, which re lacks
+
     facts: list[MustKeep] = []
     for n, item in enumerate(items, start=1):
         if n > LIMITS.max_must_keep:

@@ -20,8 +20,6 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -397,6 +395,9 @@ def _worker_point(values: tuple, stack: list[PolicySpec]) -> Point:
 
 
 def _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled) -> None:
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = ProcessPoolExecutor(
         workers, process_context(), initializer=_start_worker, initargs=(job, counter.known())
     )
