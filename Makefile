@@ -12,6 +12,9 @@ $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,parity,dask]'
+	# compiled once, as pip does for an installed package: a command starts ~0.1 s sooner
+	# where the environment does not write bytecode itself (PYTHONDONTWRITEBYTECODE)
+	$(BIN)/python -m compileall -q playground policies
 	touch $@
 
 run: setup
