@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from bisect import insort
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from itertools import compress
@@ -129,16 +129,15 @@ class ClearToolUsesPolicy(Policy):
         """Bring the pass up to the history given, messages added after it aside, or say it
         must start over. A message an earlier policy replaced in place (a persistent stub) is
         taken in where it stands while the pass has cleared nothing: until then its copy is
-        the history itself, so updating its tool results and measure, and looking at the
-        candidates again, gives what a pass over the whole history would."""
+        the history itself, so updating its tool results and measure, and looking again at
+        the candidates from the first rewritten message on (what decides a candidate is the
+        candidate and the call before it), gives what a pass over the whole history would."""
         n = len(done.given)
         if n > len(messages):
             return False
         replaced = list(compress(range(n), map(operator.is_not, done.given, messages)))
         if replaced and done.cleared:
             return False
-        if replaced:
-            done.looked = 0  # nothing freed, nothing reached: all it had was how far it looked
         for i in replaced:
             old, new = done.given[i], messages[i]
             done.given[i] = done.out[i] = new
@@ -148,6 +147,8 @@ class ClearToolUsesPolicy(Policy):
                 else:
                     done.results.remove(i)
             done.measured += self._measure(new) - self._measure(old)
+        if replaced:  # the candidates from the first rewritten message on are looked at again
+            done.looked = min(done.looked, bisect_left(done.results, replaced[0]))
         return True
 
     def _extend(self, done: _Pass, messages: list[Message]) -> None:
