@@ -6,6 +6,7 @@ stay in tokens and the page says "no price known", never a made-up number.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
@@ -189,7 +190,8 @@ def _store_prices(stored: dict[str, Any]) -> None:
         part.write_text(json.dumps(stored))
         part.replace(target)
     except OSError:
-        part.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # nothing was written, or it cannot be removed
+            part.unlink()
 
 
 def default_cache_rule(price: Price | None, model: str) -> CacheRule:

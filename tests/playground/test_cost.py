@@ -229,3 +229,15 @@ def test_a_damaged_price_file_is_looked_up_again_and_rewritten(tmp_path, monkeyp
         pricing.find_price.cache_clear()
     assert price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
     assert "gpt-4o\n" in pricing._stored_prices()
+
+
+def test_a_cache_folder_that_cannot_be_written_leaves_prices_unstored_but_known(tmp_path, monkeypatch):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(blocked / "cache"))
+    pricing.find_price.cache_clear()
+    try:
+        assert find_price("gpt-4o").cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+    finally:
+        pricing.find_price.cache_clear()
+    assert blocked.read_text() == "not a folder" and not list(tmp_path.glob("**/*.part"))
