@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import tempfile
+import threading
 import warnings
 from bisect import bisect_left
 from dataclasses import asdict, dataclass, field
@@ -22,6 +24,7 @@ from playground.summary_cache import default_cache_dir
 
 # the providers whose cache rule we know, as genai-prices names them
 PROVIDERS = ("openai", "anthropic", "google", "deepseek")
+_STORING = threading.Lock()  # one writer of the price file at a time in this process
 Rates = tuple[float, float, float, float]  # dollars per token: uncached input, cache read, write, output
 
 
@@ -76,8 +79,10 @@ def find_price(model: str, provider: str | None = None) -> Price | None:
     if key in stored:
         return stored[key] and _price_of(stored[key])
     price = _looked_up(model, provider)
-    stored[key] = None if price is None else asdict(price)
-    _store_prices(stored)
+    with _STORING:  # what other lookups stored meanwhile is kept: the file is read again
+        stored = _stored_prices()
+        stored[key] = None if price is None else asdict(price)
+        _store_prices(stored)
     return price
 
 
@@ -182,16 +187,20 @@ def _well_formed(record: Any) -> bool:
 
 
 def _store_prices(stored: dict[str, Any]) -> None:
-    """Written whole or not at all; a folder that cannot be written leaves the lookups unstored."""
+    """Written whole or not at all, each writer (a process, an app thread) into a part file of
+    its own; a folder that cannot be written leaves the lookups unstored."""
     target = _prices_file()
-    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    part = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        part.write_text(json.dumps(stored))
-        part.replace(target)
+        handle, part = tempfile.mkstemp(dir=target.parent, prefix=f"{target.name}.", suffix=".part")
+        with os.fdopen(handle, "w") as out:
+            out.write(json.dumps(stored))
+        os.replace(part, target)
     except OSError:
-        with contextlib.suppress(OSError):  # nothing was written, or it cannot be removed
-            part.unlink()
+        if part is not None:
+            with contextlib.suppress(OSError):  # it cannot be removed either
+                os.unlink(part)
 
 
 def default_cache_rule(price: Price | None, model: str) -> CacheRule:

@@ -241,3 +241,21 @@ def test_a_cache_folder_that_cannot_be_written_leaves_prices_unstored_but_known(
     finally:
         pricing.find_price.cache_clear()
     assert blocked.read_text() == "not a folder" and not list(tmp_path.glob("**/*.part"))
+
+
+def test_lookups_made_at_once_by_the_app_threads_are_all_kept(tmp_path, monkeypatch):
+    import threading
+
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
+    models = ["gpt-4o", "gpt-4o-mini", "claude-sonnet-4-5", "gemini-2.5-pro", "gpt-5.4", "no-such-model-9"]
+    pricing.find_price.cache_clear()
+    try:
+        threads = [threading.Thread(target=find_price, args=(m,)) for m in models]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        pricing.find_price.cache_clear()
+    assert sorted(pricing._stored_prices()) == sorted(f"{m}\n" for m in models)
+    assert [p.name for p in tmp_path.iterdir()] == [pricing._prices_file().name]
