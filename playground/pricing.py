@@ -61,7 +61,8 @@ class Price:
         self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
     ) -> float:
         """What genai-prices itself says one call costs."""
-        return _genai_cost(self.model, self.provider, input_tokens, cache_read, cache_write, output, one_hour)
+        prices = _model_prices(self.model, self.provider)
+        return _genai_cost(prices, input_tokens, cache_read, cache_write, output, one_hour)
 
 
 def _tier_key(tier: int, one_hour: bool) -> str:
@@ -87,37 +88,50 @@ def find_price(model: str, provider: str | None = None) -> Price | None:
 
 
 def _looked_up(model: str, provider: str | None) -> Price | None:
-    from genai_prices import Usage, calc_price
     from genai_prices.types import TieredPrices
 
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            found = calc_price(Usage(input_tokens=0), model, provider_id=provider or None)
-    except (LookupError, ValueError):
+    found = _found(model, provider)
+    if found is None:
         return None
     prices = found.model_price
     parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
     parts += (prices.cache_write_1h_mtok, prices.output_mtok)
     thresholds = tuple(sorted({tier.start for p in parts if isinstance(p, TieredPrices) for tier in p.tiers}))
-    model_id, provider_id = found.model.id, found.provider.id
     rates = {
-        _tier_key(tier, hour): _tier_rates(model_id, provider_id, thresholds, tier, hour)
+        _tier_key(tier, hour): _tier_rates(prices, thresholds, tier, hour)
         for tier in range(len(thresholds) + 1)
         for hour in (False, True)
     }
     window = getattr(found.model, "context_window", None)
-    return Price(model_id, provider_id, found.provider.name, window, thresholds, rates)
+    return Price(found.model.id, found.provider.id, found.provider.name, window, thresholds, rates)
 
 
-def _tier_rates(model: str, provider: str, thresholds: tuple[int, ...], tier: int, one_hour: bool) -> Rates:
+def _found(model: str, provider: str | None) -> Any:
+    """genai-prices' match for a model (its price calculation of an empty call), or None."""
+    from genai_prices import Usage, calc_price
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return calc_price(Usage(input_tokens=0), model, provider_id=provider or None)
+    except (LookupError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=64)
+def _model_prices(model_id: str, provider_id: str) -> Any:
+    """genai-prices' own prices of a model it named (for a call on a tier's edge)."""
+    return _found(model_id, provider_id).model_price
+
+
+def _tier_rates(prices: Any, thresholds: tuple[int, ...], tier: int, one_hour: bool) -> Rates:
     """Dollars per token of uncached input, cache read, cache write and output for a request
     whose input lies in tier ``tier`` (0: under the first threshold), priced by genai-prices."""
     size = 1 if tier == 0 else thresholds[tier - 1] + 1  # one request in that tier
     million = 1_000_000
 
     def priced(read: int, write: int, output: int) -> float:
-        return _genai_cost(model, provider, size, read, write, output, one_hour)
+        return _genai_cost(prices, size, read, write, output, one_hour)
 
     uncached = priced(0, 0, 0)
     return (
@@ -129,15 +143,10 @@ def _tier_rates(model: str, provider: str, thresholds: tuple[int, ...], tier: in
 
 
 def _genai_cost(
-    model: str,
-    provider: str,
-    input_tokens: int,
-    cache_read: int,
-    cache_write: int,
-    output: int,
-    one_hour: bool,
+    prices: Any, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
 ) -> float:
-    from genai_prices import Usage, calc_price
+    """Dollars for one call by genai-prices' ``ModelPrice.calc_price``."""
+    from genai_prices import Usage
 
     usage = Usage(
         input_tokens=input_tokens,
@@ -146,9 +155,7 @@ def _genai_cost(
         cache_write_1h_tokens=cache_write if one_hour else 0,
         output_tokens=output,
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(calc_price(usage, model, provider_id=provider).total_price)
+    return float(prices.calc_price(usage)["total_price"])
 
 
 def _prices_file() -> Path:
