@@ -6,9 +6,9 @@ import os
 
 import streamlit as st
 
-from playground.config import ConfigError
 from playground.limits import LimitError
-from playground.summarizers import SummarizerError, SummaryStats
+from playground.stacks.config import ConfigError
+from playground.summaries.base import SummarizerError, SummaryStats
 from playground.ui import (
     cache,
     candidates_panel,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from playground.session import Session
+from playground.engine.session import Session
 from policies.base import CompileEvent
 from policies.messages import Message, ToolCall
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-# `HYPOTHESIS_PROFILE=thorough pytest tests/playground/test_formats_fuzz.py` for a long hunt
+# `HYPOTHESIS_PROFILE=thorough pytest tests/playground/formats/test_formats_fuzz.py` for a long hunt
 settings.register_profile("default", max_examples=200)
 settings.register_profile("thorough", max_examples=5000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

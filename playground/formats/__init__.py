@@ -2,22 +2,23 @@
 
 ``read_path`` and ``read_bytes`` check size, binary data and JSON syntax, then detect
 the format from the shape of the data and hand it to the reader of that format.
+
+May import: `policies`, the engine (the session model a reader fills; the replay a contexts
+file writes), the root modules.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
-import math
 import os
-import re
-from itertools import accumulate
 from typing import Any
 
+from playground.engine.session import Session, TranscriptError
 from playground.formats import anthropic, langchain, openai_chat, otel, responses
 from playground.formats.builder import too_many_messages
+from playground.formats.json_text import parse_json
 from playground.limits import LIMITS, over
-from playground.session import Session, TranscriptError
 
 
 def read_path(path: str | os.PathLike) -> list[Session]:
@@ -57,83 +58,6 @@ def _looks_utf16(data: bytes) -> bool:
     """UTF-16 without a byte-order mark: ASCII JSON with a zero byte after (or before) each character."""
     head = data[:64]
     return len(head) >= 4 and (head[1::2].count(0) > len(head) // 3 or head[0::2].count(0) > len(head) // 3)
-
-
-# a string, or an unterminated one running to the end of a truncated file: possessive and
-# anchored at the end, so the scan is linear whatever the quotes (an unterminated string
-# would otherwise be searched for its end again from every quote after it)
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
-_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}  # a bracket's change in depth
-
-
-def nesting_depth(data: bytes) -> int:
-    """How deep the brackets of a JSON (or JSONL) text nest, strings left out; no recursion."""
-    brackets = _STRING.sub(b"", data).translate(None, delete=_NOT_BRACKETS)
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
-
-
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-def parse_json(text: str, file: str) -> Any:
-    """A JSON document, or the list of the objects of a JSONL file."""
-    depth = nesting_depth(text.encode("utf-8", "surrogatepass"))
-    if depth > LIMITS.max_nesting:
-        raise TranscriptError(file, "", str(over("max_nesting", f"brackets nested {depth:,} deep")))
-    try:
-        return _loads(text)
-    except _NotANumber as error:
-        raise TranscriptError(file, "", str(error)) from None
-    except json.JSONDecodeError as error:
-        if error.msg != "Extra data":
-            raise TranscriptError(
-                file, f"line {error.lineno} column {error.colno}", f"invalid JSON: {_reason(error)}"
-            ) from None
-    items = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(_loads(line))
-        except _NotANumber as error:
-            raise TranscriptError(file, f"line {number}", str(error)) from None
-        except json.JSONDecodeError as error:
-            raise TranscriptError(
-                file, f"line {number}", f"invalid JSON Lines record: {_reason(error)}"
-            ) from None
-    return items
-
-
-class _NotANumber(ValueError):
-    """A number JSON may hold but we refuse where it is read: NaN, Infinity, or too many digits."""
-
-
-def _constant(name: str) -> float:
-    raise _NotANumber(f"{name} is not a number this playground accepts")
-
-
-def _integer(digits: str) -> int:
-    if len(digits) > 30:
-        raise _NotANumber(f"an integer of {len(digits):,} digits is not a number this playground accepts")
-    return int(digits)
-
-
-def _real(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _NotANumber(f"{text[:40]} is out of range for a number")
-    return value
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_real)
-
-
-def _reason(error: json.JSONDecodeError) -> str:
-    reason = error.msg.lower().removesuffix(" starting at")
-    if error.pos >= len(error.doc.rstrip()) or error.msg.startswith("Unterminated"):
-        return f"{reason} (the file looks truncated)"
-    return reason
 
 
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")

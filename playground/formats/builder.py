@@ -7,8 +7,8 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.limits import LIMITS, over
-from playground.session import ReadWarning, Session, TranscriptError
 from policies.base import shown
 from policies.messages import Message, ToolCall
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
 from playground.formats.openai_chat import content_text
-from playground.session import Session
 from policies.messages import ToolCall
 
 FORMAT = "langchain"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
-from playground.session import Session
 from policies.messages import ROLES, Message, ToolCall
 
 FORMAT = "openai-chat"

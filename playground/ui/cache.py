@@ -17,14 +17,14 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from playground.cost import Pricing
+from playground.engine.replay import ReplayResult, Settings, replay
+from playground.engine.session import Session, TranscriptError
+from playground.engine.tokens import TokenCounter
 from playground.formats import read_bytes
 from playground.limits import LIMITS
-from playground.metrics import events_frame, totals, turn_table
-from playground.replay import ReplayResult, Settings, replay
-from playground.session import Session, TranscriptError
-from playground.summarizers import SummaryStats
-from playground.tokens import TokenCounter
+from playground.measures.metrics import events_frame, totals, turn_table
+from playground.money.cost import Pricing
+from playground.summaries.base import SummaryStats
 from policies.registry import PolicySpec
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from playground.compare import Candidate, unique_name
-from playground.compare_charts import CANDIDATE_COLOURS
+from playground.analyses.compare import unique_name
+from playground.charts.compare import CANDIDATE_COLOURS
 from playground.limits import LIMITS
-from playground.presets import available_presets, preset_label
+from playground.stacks.candidates import Candidate
+from playground.stacks.presets import available_presets, preset_label
 from playground.ui import stack_editor
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec

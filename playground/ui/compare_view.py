@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from playground.compare import compare, display_table
-from playground.compare_charts import COMPARE_CHARTS, EDITING_COLOUR, overlay_chart, with_cumulative_cost
-from playground.config import ConfigError
-from playground.cost import Pricing
+from playground.analyses.compare import compare, display_table
+from playground.charts.compare import COMPARE_CHARTS, EDITING_COLOUR, overlay_chart, with_cumulative_cost
+from playground.engine.replay import Settings
+from playground.engine.session import Session
 from playground.limits import LimitError
-from playground.must_keep import MustKeep
-from playground.replay import Settings
-from playground.session import Session
-from playground.summarizers import SummarizerError
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
+from playground.stacks.config import ConfigError
+from playground.summaries.base import SummarizerError
 from playground.ui import cache, candidates_panel, must_keep_panel, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec, SpecError

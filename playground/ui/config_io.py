@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from playground.config import Config, ConfigError, parse_config
-from playground.cost import Pricing
+from playground.engine.replay import Settings
 from playground.export import TARGETS, ExportError, export
-from playground.must_keep import MustKeep
-from playground.replay import Settings
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
+from playground.stacks.config import Config, ConfigError, parse_config
 from playground.ui import candidates_panel, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec

@@ -7,14 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from playground.compare import Candidate
-from playground.compare_charts import EDITING_COLOUR, corpus_chart
-from playground.corpus import SESSION_COLUMNS, Job, session_figures, session_table, summary
-from playground.cost import Pricing
+from playground.analyses.corpus import SESSION_COLUMNS, Job, session_figures, session_table, summary
+from playground.charts.compare import EDITING_COLOUR, corpus_chart
+from playground.engine.replay import Settings
+from playground.engine.session import Session
 from playground.limits import LIMITS
-from playground.must_keep import MustKeep
-from playground.replay import Settings
-from playground.session import Session
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
+from playground.stacks.candidates import Candidate
 from playground.ui import cache, candidates_panel, state, summarizer_panel
 from playground.ui.compare_view import EDITING
 from playground.ui.text import escape_markdown

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from playground import charts, metrics
+from playground.charts import turns as charts
+from playground.measures import metrics
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 

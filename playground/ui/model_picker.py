@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from playground.caching import RULES
-from playground.cost import Pricing
-from playground.pricing import find_price
-from playground.replay import Settings
+from playground.engine.replay import Settings
+from playground.money.caching import RULES
+from playground.money.cost import Pricing
+from playground.money.pricing import find_price
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 

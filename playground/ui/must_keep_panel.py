@@ -7,8 +7,8 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from playground import must_keep
-from playground.metrics import totals, with_must_keep
+from playground.measures import must_keep
+from playground.measures.metrics import totals, with_must_keep
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from playground.engine.session import Session
 from playground.formats import READABLE
-from playground.session import Session
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 

@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from playground.fates import (
+from playground.measures.fates import (
     DROPPED,
     INTACT,
     PINNED,

@@ -12,8 +12,8 @@ from typing import Any
 import streamlit as st
 from streamlit_sortables import sort_items
 
-from playground.presets import available_presets, preset_label
-from playground.replay import moved_ahead
+from playground.engine.replay import moved_ahead
+from playground.stacks.presets import available_presets, preset_label
 from playground.ui.text import escape_markdown
 from policies.base import Param, Policy
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError

@@ -6,9 +6,9 @@ from typing import Any
 
 import streamlit as st
 
-from playground.endpoints import EndpointError, choose_key
-from playground.summarizers import SUMMARIZER_PARAMS
-from playground.summary_cache import SummaryCache
+from playground.summaries.endpoints import EndpointError, choose_key
+from playground.summaries.summarizers import SUMMARIZER_PARAMS
+from playground.summaries.summary_cache import SummaryCache
 from playground.ui.stack_editor import param_widget
 from playground.ui.text import escape_markdown
 

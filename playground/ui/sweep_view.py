@@ -14,13 +14,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from playground.compare_charts import sweep_chart
-from playground.cost import Pricing
-from playground.limits import LIMITS
-from playground.must_keep import MustKeep
-from playground.replay import Settings
-from playground.session import Session
-from playground.sweep import (
+from playground.analyses.sweep import (
     COST_AXES,
     LOSS_AXES,
     Axis,
@@ -33,6 +27,12 @@ from playground.sweep import (
     suggested_range,
     sweepable,
 )
+from playground.charts.compare import sweep_chart
+from playground.engine.replay import Settings
+from playground.engine.session import Session
+from playground.limits import LIMITS
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
 from playground.ui import cache, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import POLICY_TYPES, PolicySpec

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.bench_browser import CHROMIUM_ARGS
+from playground.cli.bench_browser import CHROMIUM_ARGS
 
 ROOT = Path(__file__).parents[2]
 SERVER_KEY = "sk-e2e-server-environment-key-0123456789"  # the served app's OPENAI_API_KEY

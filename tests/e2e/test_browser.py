@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from playwright.sync_api import expect
 
-from playground.bench_browser import choose, idle
-from playground.cli import main as cli
-from playground.config import load_config, parse_config
+from playground.cli.bench_browser import choose, idle
+from playground.cli.main import main as cli
+from playground.engine.replay import replay
 from playground.formats import read_path
-from playground.metrics import events_frame, totals, turns_frame
-from playground.replay import replay
+from playground.measures.metrics import events_frame, totals, turns_frame
+from playground.stacks.config import load_config, parse_config
 from playground.ui.text import WORD_JOINER
 from tests.e2e.conftest import SERVER_KEY
 from tests.playground.openai_stub import ChatStub

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from playground.replay import Settings, replay, standing_rules
-from playground.tokens import TokenCounter
+from playground.engine.replay import Settings, replay, standing_rules
+from playground.engine.tokens import TokenCounter
 from policies.autogen import units
 from policies.registry import PolicySpec
 from tests.parity.conftest import require

@@ -7,9 +7,9 @@ import typing
 
 import pytest
 
+from playground.engine.replay import Settings
 from playground.export import export
-from playground.presets import PRESETS
-from playground.replay import Settings
+from playground.stacks.presets import PRESETS
 from policies.registry import PolicySpec
 from tests.parity.conftest import require
 

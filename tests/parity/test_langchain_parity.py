@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from playground.engine.replay import Settings, replay, standing_rules
 from playground.formats import read_path
-from playground.replay import Settings, replay, standing_rules
 from policies.estimates import call_args, langchain_approximate_tokens
 from policies.langchain import langchain_safe_cutoff
 from policies.messages import Message
 from policies.registry import PolicySpec
 from tests.parity.conftest import require
-from tests.playground.test_quality import SAMPLES
+from tests.playground.measures.test_quality import SAMPLES
 
 pytestmark = pytest.mark.parity
 VERSION = require("langchain")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.replay import Settings, replay, standing_rules
+from playground.engine.replay import Settings, replay, standing_rules
 from policies.registry import PolicySpec
 from tests.parity.conftest import require
 from tests.parity.test_langchain_parity import SESSIONS
@@ -67,7 +67,7 @@ class _SameSummaries:
         from llama_index.core.base.llms.types import ChatResponse
         from llama_index.core.llms import MockLLM
 
-        from playground.summarizers import ExtractiveSummarizer
+        from playground.summaries.summarizers import ExtractiveSummarizer
 
         class SameSummaries(MockLLM):
             def chat(self, messages, **kwargs):

@@ -1,12 +1,12 @@
 """The quality pass as first written: one search of the transcript per fact and reply, and
 the whole request joined per turn. Quadratic, and plain to read: the definition that
-``playground.quality`` must keep meaning while being linear."""
+``playground.measures.quality`` must keep meaning while being linear."""
 
 from __future__ import annotations
 
-from playground.quality import TurnQuality, call_key, results_of
-from playground.replay import ReplayResult, Turn
-from playground.validity import STANDING_RULES
+from playground.engine.replay import ReplayResult, Turn
+from playground.engine.validity import STANDING_RULES
+from playground.measures.quality import TurnQuality, call_key, results_of
 from policies.facts import extract_facts
 from policies.messages import ORIGINAL, said
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from playground import limits
-from playground.cli import main
-from playground.config import ConfigError, parse_config
+from playground.cli.main import main
+from playground.engine.replay import Settings, replay
+from playground.engine.session import TranscriptError
 from playground.formats import read_bytes
-from playground.metrics import totals, turns_frame
-from playground.replay import Settings, replay
-from playground.session import TranscriptError
-from playground.summarizers import SummarizerError
-from playground.summary_cache import SummaryCache
+from playground.measures.metrics import totals, turns_frame
+from playground.stacks.config import ConfigError, parse_config
+from playground.summaries.base import SummarizerError
+from playground.summaries.summary_cache import SummaryCache
 from playground.ui.cache import ReplayStore
 from policies import PolicySpec
 from policies.registry import POLICY_TYPES, SpecError, load_policy_class
@@ -411,7 +411,7 @@ def test_a_lone_surrogate_is_shown_as_a_replacement_and_contexts_are_written_who
 
 
 def test_a_failed_write_leaves_no_partial_file(tmp_path, real_session_path, monkeypatch):
-    import playground.cli as cli
+    import playground.cli.main as cli
 
     def explode(result, out, form):
         out.write("half a line")
@@ -539,7 +539,7 @@ def test_the_readme_lists_every_limit_with_its_default():
 
 
 def test_bracket_depth_counts_outside_strings_even_in_a_truncated_file():
-    from playground.formats import nesting_depth
+    from playground.formats.json_text import nesting_depth
 
     assert nesting_depth(b'["a[", {"b\\"]": [1]}]') == 3  # brackets inside strings, escaped quotes
     assert nesting_depth(b'[["cut off [[[[') == 2  # an unterminated string runs to the end
@@ -558,8 +558,8 @@ def test_bracket_depth_counts_outside_strings_even_in_a_truncated_file():
 def test_json_inside_an_otel_attribute_is_held_to_the_bounds_of_a_file(inner, message):
     import json
 
+    from playground.engine.session import TranscriptError
     from playground.formats import read_bytes
-    from playground.session import TranscriptError
 
     attribute = {"key": "gen_ai.input.messages", "value": {"stringValue": inner}}
     trace = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "attributes": [attribute]}]}]}]}

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from playground.tokens import TokenCounter
+from playground.engine.tokens import TokenCounter
 from policies import ClearToolUsesPolicy
 from policies.base import ParamError
 from policies.estimates import langchain_approximate_tokens

@@ -3,9 +3,9 @@ extra): checked here against the rules their sources state."""
 
 import pytest
 
-from playground.replay import Settings, replay
-from playground.session import Session
-from playground.tokens import TokenCounter
+from playground.engine.replay import Settings, replay
+from playground.engine.session import Session
+from playground.engine.tokens import TokenCounter
 from policies.adk import AdkSlidingWindowCompactionPolicy, AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy
 from policies.base import ParamError

@@ -2,8 +2,8 @@
 
 import json
 
-from playground.replay import Settings, replay
-from playground.tokens import TokenCounter
+from playground.engine.replay import Settings, replay
+from playground.engine.tokens import TokenCounter
 from policies.letta import LettaSummarizerPolicy, letta_approximate_tokens
 from policies.messages import SUMMARY
 from policies.registry import PolicySpec

@@ -110,7 +110,7 @@ def test_a_failed_or_empty_summary_skips():
 
 
 def test_the_split_may_break_a_tool_pair_as_selectools_does():
-    from playground.validity import ORPHAN_RESULT, check_request
+    from playground.engine.validity import ORPHAN_RESULT, check_request
 
     # keep_recent=1 → 2 messages: [result(c2), assistant] — the result's call is compressed away
     messages = numbered([user("go"), *tool_loop(3, 200), assistant("done")])

@@ -1,5 +1,5 @@
-from playground.tokens import TokenCounter
-from playground.validity import check_request
+from playground.engine.tokens import TokenCounter
+from playground.engine.validity import check_request
 from policies import TieredEvictionPolicy
 from policies.messages import DECISION_LOG, STUB
 from tests.builders import assistant, call, compile_event, numbered, result, system, user

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from playground.presets import available_presets
+from playground.stacks.presets import available_presets
 from playground.ui.text import WORD_JOINER
 
 APP = str(Path(__file__).parents[3] / "app.py")
@@ -215,10 +215,10 @@ def test_a_badly_tuned_compaction_is_flagged_as_thrash():
 
 
 def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
+    from playground.engine.replay import Settings, replay
     from playground.formats import read_path
-    from playground.metrics import turns_frame
-    from playground.presets import PRESETS
-    from playground.replay import Settings, replay
+    from playground.measures.metrics import turns_frame
+    from playground.stacks.presets import PRESETS
 
     session = read_path(Path(APP).parent / "sample_sessions" / "leave_request_hr.json")[0]
     frame = turns_frame(replay(session, PRESETS["pyagentic recommended"], Settings()))
@@ -337,7 +337,7 @@ def test_a_declared_must_keep_fact_is_lost_by_a_window_and_kept_by_the_tiered_st
     assert at.get("plotly_chart")  # the must-keep chart is drawn with the others
     view(at, "Export")
     export = next(c.value for c in at.code if "version: 1" in c.value)
-    from playground.config import parse_config
+    from playground.stacks.config import parse_config
 
     assert [f.text for f in parse_config(export).must_keep] == ["fixed-term contract", "/E-[0-9]{4}/"]
     tiered = export.replace(
@@ -415,7 +415,7 @@ def test_a_first_visit_says_how_to_start_and_draws_only_the_open_view():
 
 
 def test_must_keep_facts_are_checked_once_per_replay_not_on_every_rerun(monkeypatch):
-    from playground import must_keep
+    from playground.measures import must_keep
 
     calls = []
     real = must_keep.states
@@ -545,13 +545,13 @@ CORPUS_SAMPLES = ("ops_incidents_multi.json", "leave_request_hr.json", "coding_a
 
 
 def test_the_corpus_tab_replays_every_run_of_an_upload_and_opens_the_worst():
-    from playground.compare import Candidate
-    from playground.corpus import Job, session_figures
-    from playground.cost import Pricing
+    from playground.analyses.corpus import Job, session_figures
+    from playground.engine.replay import Settings
+    from playground.engine.tokens import TokenCounter
     from playground.formats import read_bytes
-    from playground.presets import PRESETS
-    from playground.replay import Settings
-    from playground.tokens import TokenCounter
+    from playground.money.cost import Pricing
+    from playground.stacks.candidates import Candidate
+    from playground.stacks.presets import PRESETS
     from tests.builders import runs_of_samples
 
     data = runs_of_samples(*CORPUS_SAMPLES)

@@ -1,0 +1,446 @@
+"""A corpus: every session of many files (a directory, a ``.zip``, multi-session files),
+replayed under every stack, the figures streamed to Parquet as each file finishes.
+
+The unit of work is one source (a file, or a member of a zip): a worker reads it, replays
+each session in it under each stack, and hands back one figures row per (session, stack)
+and the per-turn rows. The parent holds figures, never sessions or contexts, and writes
+each unit's rows to ``OUT/sessions/KEY.parquet`` and ``OUT/turns/KEY.parquet`` (whole
+files, renamed into place), so an interrupted run keeps what it finished and ``resume``
+skips it. A source that cannot be read is a row with its reason in ``error``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import time
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playground.analyses.processes import process_context
+from playground.engine.replay import Settings, replay
+from playground.engine.session import Session, TranscriptError
+from playground.engine.tokens import TokenCounter
+from playground.formats import read_bytes
+from playground.limits import LIMITS
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
+from playground.stacks.candidates import Candidate
+
+TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
+# the per-session figures a corpus report reads (metrics.totals names)
+FIGURES = (
+    "turns",
+    "billed_raw_tokens",
+    "billed_context_tokens",
+    "saved_pct",
+    "cost_usd",
+    "raw_cost_usd",
+    "saved_usd",
+    "saved_cost_pct",
+    "cache_hit_pct",
+    "cache_breaks",
+    "distinct_facts_lost",
+    "turns_with_facts_lost",
+    "refetches",
+    "turns_with_violations",
+    "turns_over_window",
+    "compactions",
+    "stubs_created",
+    "peak_context_tokens",
+)
+
+
+class CorpusError(ValueError):
+    """A corpus run that cannot start: no input, an output directory that cannot be written."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file to read: a path, or a member of a zip archive."""
+
+    path: str
+    member: str | None = None
+    stamp: str = ""  # size and modification time (or the member's CRC): changes when the file does
+
+    @property
+    def label(self) -> str:
+        return f"{self.path}:{self.member}" if self.member else self.path
+
+    def read(self) -> bytes:
+        if self.member is None:
+            with open(self.path, "rb") as handle:
+                return handle.read(LIMITS.max_file_bytes + 1)
+        with zipfile.ZipFile(self.path) as archive, archive.open(self.member) as handle:
+            return handle.read(LIMITS.max_file_bytes + 1)
+
+
+def sources(paths: Sequence[str]) -> tuple[list[Source], list[tuple[str, str]]]:
+    """The transcripts under ``paths`` (files, directories recursively, zip archives), and
+    what was passed over with the reason (files of other kinds are not listed)."""
+    found: list[Source] = []
+    passed: list[tuple[str, str]] = []
+    for written in paths:
+        path = Path(written)
+        if path.is_dir():
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                if not any(part.startswith(".") for part in file.relative_to(path).parts):
+                    _add(file, found, passed, listed=False)
+        elif path.is_file():
+            _add(path, found, passed, listed=True)
+        else:
+            passed.append((written, "no such file or directory"))
+    return found, passed
+
+
+def _add(file: Path, found: list[Source], passed: list[tuple[str, str]], listed: bool) -> None:
+    suffix = file.suffix.lower()
+    stat = file.stat()
+    if suffix == ".zip":
+        try:
+            with zipfile.ZipFile(file) as archive:
+                for info in archive.infolist():
+                    if info.is_dir() or not info.filename.lower().endswith(TRANSCRIPT_SUFFIXES):
+                        continue
+                    if info.file_size > LIMITS.max_file_bytes:
+                        passed.append(
+                            (f"{file}:{info.filename}", f"{info.file_size:,} bytes, over max_file_bytes")
+                        )
+                        continue
+                    found.append(Source(str(file), info.filename, f"{info.file_size}:{info.CRC}"))
+        except (zipfile.BadZipFile, OSError) as error:
+            passed.append((str(file), f"not a readable zip archive ({error})"))
+    elif suffix in TRANSCRIPT_SUFFIXES or listed:
+        found.append(Source(str(file), None, f"{stat.st_size}:{stat.st_mtime_ns}"))
+    if len(found) > LIMITS.max_corpus_files:
+        raise CorpusError(f"more than {LIMITS.max_corpus_files:,} transcripts (PLAYGROUND_MAX_CORPUS_FILES)")
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every unit of a run shares: the stacks (named) and how to replay and price."""
+
+    stacks: tuple[Candidate, ...]
+    settings: Settings
+    pricing: Pricing
+    must_keep: tuple[MustKeep, ...] = ()
+
+    def digest(self) -> str:
+        data = {
+            "stacks": [[c.name, [s.key() for s in c.stack]] for c in self.stacks],
+            "settings": self.settings.key(),
+            "pricing": self.pricing.to_data(),
+            "must_keep": [f.text for f in self.must_keep],
+        }
+        return hashlib.sha256(json.dumps(data, default=str, sort_keys=True).encode()).hexdigest()
+
+
+def unit_key(source: Source, job_digest: str) -> str:
+    return hashlib.sha256(f"{source.label}\0{source.stamp}\0{job_digest}".encode()).hexdigest()[:24]
+
+
+@dataclass
+class UnitResult:
+    key: str
+    sessions: list[dict[str, Any]]
+    turns: Any  # a pandas DataFrame (None when the source could not be read)
+
+
+def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | None = None) -> UnitResult:
+    """Every session of ``source`` under every stack of ``job``: figures and per-turn rows."""
+    import pandas as pd
+
+    base = {"source": source.label, "session_index": -1, "session": "", "stack": "", "stack_index": -1}
+    try:
+        data = source.read()
+        sessions = read_bytes(data, source.label)
+    except TranscriptError as error:
+        return UnitResult(key, [base | {"error": str(error)}], None)
+    except (OSError, zipfile.BadZipFile) as error:
+        return UnitResult(key, [base | {"error": f"{source.label}: cannot read: {error}"}], None)
+    counter = counter or TokenCounter(job.settings.model)
+    rows, frames = [], []
+    for index, session in enumerate(sessions):
+        named = {"source": source.label, "session_index": index, "session": session.name}
+        for row, frame in session_figures(session, job, counter):
+            rows.append(named | row)
+            if frame is not None:
+                frames.append(frame.assign(**named, stack=row["stack"]))
+    turns = pd.concat(frames, ignore_index=True) if frames else None
+    return UnitResult(key, rows, turns)
+
+
+def session_figures(
+    session: Session,
+    job: Job,
+    counter: TokenCounter,
+    *,
+    api_key: str | None = None,
+    hosted: bool = False,
+) -> Iterator[tuple[dict[str, Any], Any]]:
+    """One session under each stack of ``job``: its figures row and its turns frame (None,
+    and the reason in ``error``, for a stack that cannot run on it). ``api_key`` and
+    ``hosted`` as for ``replay`` (the app passes hosted=True)."""
+    from playground.measures.metrics import totals, turn_table
+
+    for stack_index, stack in enumerate(job.stacks):
+        named = {"stack": stack.name, "stack_index": stack_index}
+        try:
+            result = replay(session, list(stack.stack), job.settings, counter, api_key=api_key, hosted=hosted)
+        except Exception as error:  # a stack that cannot run on this session: its row says why
+            yield named | {"error": f"{type(error).__name__}: {error}"}, None
+            continue
+        table = turn_table(result, job.pricing, job.must_keep)
+        figures = totals(table)
+        yield (
+            named | {"error": "", "messages": len(session.messages)} | {k: figures.get(k) for k in FIGURES},
+            table.frame(),
+        )
+
+
+# a worker's share of the job, set once per process
+_worker: tuple[Job, TokenCounter] | None = None
+
+
+def _start_worker(job: Job) -> None:
+    global _worker
+    _worker = (job, TokenCounter(job.settings.model))
+
+
+def _worker_unit(source: Source, key: str) -> UnitResult:
+    assert _worker is not None, "a corpus worker runs units only after _start_worker"
+    job, counter = _worker
+    return replay_source(source, job, key, counter)
+
+
+@dataclass
+class RunFigures:
+    units: int
+    skipped: int  # finished by an earlier run (resume)
+    done: int = 0
+    seconds: float = 0.0
+
+
+def run_corpus(
+    units: Sequence[Source],
+    job: Job,
+    out: str | os.PathLike,
+    *,
+    workers: int = 1,
+    resume: bool = False,
+    scheduler: Any = None,
+    progress: Callable[[RunFigures], None] | None = None,
+) -> RunFigures:
+    """Replay every unit under every stack of ``job`` and write the rows under ``out``."""
+    root = Path(out)
+    for folder in ("sessions", "turns"):
+        try:
+            (root / folder).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CorpusError(f"{root}: cannot write results there ({error.strerror or error})") from None
+    digest = job.digest()
+    if not resume:
+        for old in (*root.glob("sessions/*.parquet"), *root.glob("turns/*.parquet")):
+            old.unlink()
+    todo = []
+    for source in units:
+        key = unit_key(source, digest)
+        if not (resume and (root / "sessions" / f"{key}.parquet").exists()):
+            todo.append((source, key))
+    figures = RunFigures(len(units), len(units) - len(todo))
+    started = time.monotonic()
+    for result in _results(todo, job, workers, scheduler):
+        _write(root, result)
+        figures.done += 1
+        figures.seconds = time.monotonic() - started
+        if progress:
+            progress(figures)
+    figures.seconds = time.monotonic() - started
+    return figures
+
+
+def _results(todo: list[tuple[Source, str]], job: Job, workers: int, scheduler: Any) -> Iterator[UnitResult]:
+    if scheduler:
+        yield from _on_dask(todo, job, scheduler)
+    elif workers <= 1:
+        counter = TokenCounter(job.settings.model)
+        for source, key in todo:
+            yield replay_source(source, job, key, counter)
+    else:
+        yield from _in_pool(todo, job, workers)
+
+
+def _in_pool(todo: list[tuple[Source, str]], job: Job, workers: int) -> Iterator[UnitResult]:
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+    pool = ProcessPoolExecutor(workers, process_context(), initializer=_start_worker, initargs=(job,))
+    try:
+        pending: set[Future] = set()
+        queue = iter(todo)
+        while True:
+            while len(pending) < 4 * workers:  # a few units ahead of each worker, never the whole corpus
+                nxt = next(queue, None)
+                if nxt is None:
+                    break
+                pending.add(pool.submit(_worker_unit, *nxt))
+            if not pending:
+                return
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _dask_counter(model: str) -> TokenCounter:
+    """A Dask worker's counter, kept across its tasks as a pool worker keeps its own."""
+    return TokenCounter(model)
+
+
+def _dask_unit(source: Source, job: Job, key: str) -> UnitResult:
+    return replay_source(source, job, key, _dask_counter(job.settings.model))
+
+
+def _on_dask(todo: list[tuple[Source, str]], job: Job, scheduler: Any) -> Iterator[UnitResult]:
+    """The same units on a Dask cluster: ``scheduler`` is its address (tcp://HOST:PORT) or a
+    ``distributed.Client`` the caller holds open."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise CorpusError("--scheduler needs Dask distributed: pip install '.[dask]'") from None
+    owned = isinstance(scheduler, str)
+    try:
+        client = Client(scheduler, timeout=30) if owned else scheduler
+    except OSError as error:
+        raise CorpusError(f"--scheduler {scheduler}: cannot reach the cluster ({error})") from None
+    try:
+        shared = client.scatter(job, broadcast=True)
+        futures = [client.submit(_dask_unit, source, shared, key, pure=False) for source, key in todo]
+        for future in as_completed(futures):
+            yield future.result()
+            future.release()
+    finally:
+        if owned:
+            client.close()
+
+
+def _write(root: Path, result: UnitResult) -> None:
+    import pandas as pd
+
+    if result.turns is not None:
+        _atomic_parquet(result.turns, root / "turns" / f"{result.key}.parquet")
+    _atomic_parquet(pd.DataFrame(result.sessions), root / "sessions" / f"{result.key}.parquet")
+
+
+def _atomic_parquet(frame: Any, target: Path) -> None:
+    part = target.with_suffix(".part")
+    frame.to_parquet(part, index=False)
+    os.replace(part, target)
+
+
+def read_sessions(out: str | os.PathLike) -> Any:
+    """Every figures row a run wrote under ``out``, sorted by source, session and stack."""
+    import pandas as pd
+
+    files = sorted(Path(out, "sessions").glob("*.parquet"))
+    if not files:
+        return pd.DataFrame(columns=["source", "session_index", "session", "stack", "stack_index", "error"])
+    frame = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+    return frame.sort_values(["source", "session_index", "stack_index"], kind="stable").reset_index(drop=True)
+
+
+def summary(frame: Any, stacks: Sequence[str]) -> Any:
+    """Per stack, the distribution over sessions of what it saves and what it loses."""
+    import pandas as pd
+
+    rows = []
+    ran = frame[frame["error"] == ""] if "error" in frame else frame
+    for name in stacks:
+        own = ran[ran["stack"] == name]
+        if own.empty:
+            rows.append({"stack": name, "sessions": 0})
+            continue
+        priced = own["saved_usd"].notna().all()
+        rows.append(
+            {
+                "stack": name,
+                "sessions": len(own),
+                "tokens saved % (median)": own["saved_pct"].median(),
+                "tokens saved % (p10..p90)": _spread(own["saved_pct"]),
+                "cost saved % (median)": own["saved_cost_pct"].median() if priced else float("nan"),
+                "cost saved % (p10..p90)": _spread(own["saved_cost_pct"]) if priced else "-",
+                "$ saved (total)": round(float(own["saved_usd"].sum()), 4) if priced else float("nan"),
+                "sessions losing facts": int((own["distinct_facts_lost"] > 0).sum()),
+                "facts lost (p90)": own["distinct_facts_lost"].quantile(0.9),
+                "re-fetches": int(own["refetches"].sum()),
+                "sessions with invalid turns": int((own["turns_with_violations"] > 0).sum()),
+                "compactions": int(own["compactions"].sum()),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _spread(values: Any) -> str:
+    return f"{values.quantile(0.1):.1f}..{values.quantile(0.9):.1f}"
+
+
+def deltas(frame: Any, stacks: Sequence[str]) -> Any:
+    """Per session, each stack's figures minus the first stack's (the baseline)."""
+    ran = frame[frame["error"] == ""]
+    keys = ["source", "session_index"]
+    base = ran[ran["stack"] == stacks[0]].set_index(keys)
+    out = []
+    for name in stacks[1:]:
+        own = ran[ran["stack"] == name].set_index(keys)
+        joined = own.merge(base, left_index=True, right_index=True, suffixes=("", "_base"))
+        for figure in ("cost_usd", "billed_context_tokens", "distinct_facts_lost", "refetches"):
+            joined[f"delta_{figure}"] = joined[figure] - joined[f"{figure}_base"]
+        out.append(
+            joined.reset_index()[[*keys, "session", "stack", *(c for c in joined if c.startswith("delta_"))]]
+        )
+    import pandas as pd
+
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+# the per-session table's columns (metrics.totals names) and headings; each can order it
+SESSION_COLUMNS = {
+    "distinct_facts_lost": "facts lost",
+    "saved_cost_pct": "cost saved %",
+    "saved_usd": "$ saved",
+    "saved_pct": "tokens saved %",
+    "refetches": "re-fetches",
+    "turns_with_violations": "invalid turns",
+    "compactions": "compactions",
+    "turns": "turns",
+}
+SAVINGS = ("saved_cost_pct", "saved_usd", "saved_pct")  # higher is better; for the rest lower is
+
+
+def session_table(frame: Any, stack: str, by: str) -> Any:
+    """The sessions ``stack`` ran on, worst first by ``by`` (least saved, most lost), the
+    session's name first and the columns under their headings."""
+    own = frame[(frame["stack"] == stack) & (frame["error"] == "")]
+    ordered = own.sort_values(by, ascending=by in SAVINGS, kind="stable", na_position="last")
+    return ordered[["session", *SESSION_COLUMNS]].rename(columns=SESSION_COLUMNS).reset_index(drop=True)
+
+
+def worst(frame: Any, stack: str, n: int = 5) -> list[tuple[str, Any]]:
+    """The sessions where ``stack`` hurts most: most facts lost, most cost added against raw."""
+    own = frame[(frame["stack"] == stack) & (frame["error"] == "")]
+    if own.empty:
+        return []
+    lost = own[own["distinct_facts_lost"] > 0].sort_values(
+        "distinct_facts_lost", ascending=False, kind="stable"
+    )
+    views = [("most facts lost", lost.head(n))]
+    if own["saved_usd"].notna().all():
+        added = own[own["saved_usd"] < 0].sort_values("saved_usd", kind="stable")
+        views.append(("most cost added against raw history", added.head(n)))
+    return views

@@ -1,0 +1,151 @@
+"""Charts of several stacks at once: per-turn lines overlaid, and a sweep's cost against loss."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep
+from playground.charts.turns import (
+    COLOURS,
+    LAYOUT,
+    POSITION_COLOURS,
+    empty_chart,
+    nothing_to_chart,
+    plain,
+    raw_line,
+)
+
+# a candidate keeps its colour for as long as it exists; the stack being edited is drawn dashed
+CANDIDATE_COLOURS = POSITION_COLOURS[:6]
+EDITING_COLOUR = "#202124"
+
+# (title, the stack's column, the raw history's column or None): the compare view's charts
+COMPARE_CHARTS = (
+    ("Context tokens per turn", "context_tokens", "raw_tokens"),
+    ("Cumulative cost (USD)", "cumulative_cost_usd", "cumulative_raw_cost_usd"),
+    ("Stubs held per turn", "stubs_held", None),
+    ("Facts lost per turn", "facts_lost", None),
+)
+
+
+def with_cumulative_cost(turns: pd.DataFrame) -> pd.DataFrame:
+    """The turns with what the stack and raw history have cost so far (summaries included)."""
+    return turns.assign(
+        cumulative_cost_usd=(turns["cost_usd"] + turns["summary_cost_usd"]).cumsum(),
+        cumulative_raw_cost_usd=turns["raw_cost_usd"].cumsum(),
+    )
+
+
+def overlay_chart(
+    frames: Mapping[str, pd.DataFrame],
+    colours: Mapping[str, str],
+    title: str,
+    column: str,
+    raw_column: str | None = None,
+    dashed: Sequence[str] = (),
+) -> go.Figure:
+    """One line per stack (by name, in its colour) of ``column``, over the raw history's."""
+    figure = empty_chart(title)
+    frames = {name: frame for name, frame in frames.items() if not frame.empty and column in frame}
+    if not frames or all(frame[column].isna().all() for frame in frames.values()):
+        return nothing_to_chart(figure, "No figure to draw (no price is known for this model).")
+    if raw_column is not None:
+        first = next(iter(frames.values()))
+        figure.add_trace(raw_line(first, first[raw_column]))
+    for name, frame in frames.items():
+        line = {"color": colours[name], "width": 2.5}
+        if name in dashed:
+            line["dash"] = "dash"
+        figure.add_trace(go.Scatter(x=frame["turn"], y=frame[column], name=plain(name), line=line))
+    return figure
+
+
+def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
+    """Each point of a sweep as cost against loss, the front joined, invalid points crossed.
+
+    A point's ``customdata`` is its index in ``sweep.points`` (a click loads it)."""
+    cost = sweep.cost_axis()
+    figure = go.Figure()
+    figure.update_layout(title=f"{COST_AXES[cost]} against {LOSS_AXES[loss]}", **LAYOUT)
+    figure.update_layout(hovermode="closest", height=420)
+    figure.update_xaxes(title={"text": COST_AXES[cost], "standoff": 4}, rangemode="tozero")
+    figure.update_yaxes(title={"text": LOSS_AXES[loss]})
+    ran = [(i, p) for i, p in enumerate(sweep.points) if p.error is None]
+    if not ran:
+        return nothing_to_chart(figure, "No point of the sweep could run: the table says why.")
+    front = sweep.front(loss, cost)
+    labels = [
+        "<br>".join(f"{plain(a.label)} = {plain(v)}" for a, v in zip(sweep.axes, p.values, strict=True))
+        for p in sweep.points
+    ]
+    on_front = sorted(
+        (sweep.points[i].totals[cost], sweep.points[i].totals[loss]) for i, _ in ran if front[i]
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=[c for c, _ in on_front],
+            y=[v for _, v in on_front],
+            mode="lines",
+            name="front",
+            line={"color": COLOURS["compaction"], "width": 2, "shape": "hv"},
+            hoverinfo="skip",
+        )
+    )
+    groups = (
+        (
+            "on the front",
+            lambda i, p: front[i] and not p.invalid,
+            {"color": COLOURS["compaction"], "size": 12},
+        ),
+        ("dominated", lambda i, p: not front[i] and not p.invalid, {"color": COLOURS["raw"], "size": 9}),
+        (
+            "invalid requests",
+            lambda i, p: p.invalid,
+            {"color": COLOURS["window"], "size": 11, "symbol": "x"},
+        ),
+    )
+    for name, belongs, marker in groups:
+        chosen = [(i, p) for i, p in ran if belongs(i, p)]
+        if not chosen:
+            continue
+        figure.add_trace(
+            go.Scatter(
+                x=[p.totals[cost] for _, p in chosen],
+                y=[p.totals[loss] for _, p in chosen],
+                mode="markers",
+                name=name,
+                marker=marker,
+                customdata=[i for i, _ in chosen],
+                text=[labels[i] for i, _ in chosen],
+                hovertemplate="%{text}<br>" + f"{COST_AXES[cost]}: %{{x}}<br>{LOSS_AXES[loss]}: %{{y}}"
+                "<extra></extra>",
+            )
+        )
+    return figure
+
+
+def corpus_chart(
+    frame: pd.DataFrame, stacks: Sequence[str], column: str, title: str, colours: Mapping[str, str]
+) -> go.Figure:
+    """One box per stack of ``column`` over a corpus' sessions, every session a point (its
+    name on hover): where a stack's figure sits, and which sessions stand out."""
+    figure = go.Figure()
+    for stack in stacks:
+        own = frame[frame["stack"] == stack]
+        figure.add_trace(
+            go.Box(
+                y=own[column],
+                name=plain(stack),
+                text=[plain(s) for s in own["session"]],
+                hovertemplate="%{text}: %{y}<extra></extra>",
+                marker_color=colours.get(stack),
+                boxpoints="all",
+                jitter=0.3,
+            )
+        )
+    figure.update_layout(**LAYOUT)
+    figure.update_layout(title=title, hovermode="closest", showlegend=False)
+    return figure

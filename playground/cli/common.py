@@ -1,0 +1,79 @@
+"""What the command families share: the usage error, the default stack, picking a session,
+writing a whole file or nothing, and text fit for a terminal."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any
+
+from playground.engine.session import Session
+from playground.stacks.config import Config
+from playground.stacks.presets import PRESETS
+from policies.base import shown
+
+DEFAULT_PRESET = "pyagentic recommended"
+
+
+class UsageError(ValueError):
+    """A command line that names something that does not exist (e.g. --session 7)."""
+
+
+def default_config() -> Config:
+    """pyagentic's recommended stack: clip at 8,000 chars, keep 5 tool results, compact at 80,000."""
+    return Config(stack=list(PRESETS[DEFAULT_PRESET]))
+
+
+def pick_session(sessions: list[Session], wanted: str | None, file: str) -> Session:
+    """``--session N`` (from 0, as validate lists them) or ``--session NAME``; default the first."""
+    if wanted is None:
+        return sessions[0]
+    if wanted.isdigit():
+        if int(wanted) < len(sessions):
+            return sessions[int(wanted)]
+        raise UsageError(
+            f"{file}: --session {wanted}: the file holds {len(sessions)} session(s), 0 to {len(sessions) - 1}"
+        )
+    for session in sessions:
+        if session.name == wanted:
+            return session
+    names = ", ".join(s.name for s in sessions[:10])
+    raise UsageError(f"{file}: --session {wanted!r}: no session of that name (sessions: {names})")
+
+
+def preset_config(name: str) -> Config:
+    if name not in PRESETS:
+        raise UsageError(f"no preset named {shown(name)}; `playground presets` lists them")
+    return Config(stack=list(PRESETS[name]))
+
+
+def plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else str(value)
+
+
+def write_whole(target: str, write: Any) -> None:
+    """Write a whole file or nothing: into ``TARGET.part``, renamed over ``target`` when complete."""
+    if target == "-":
+        write(sys.stdout)
+        return
+    part = f"{target}.part"
+    try:
+        with open(part, "w", encoding="utf-8", newline="") as out:
+            write(out)
+        os.replace(part, target)
+    except OSError as error:
+        raise UsageError(f"{target}: cannot write: {error.strerror or error}") from None
+    finally:
+        if os.path.exists(part):
+            os.remove(part)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """Text for the terminal: no control characters or escape sequences (an upload's names may
+    hold any), and no lone surrogates, which a terminal cannot encode."""
+    text = _CONTROL.sub("?", text)
+    return text.encode("utf-8", "replace").decode("utf-8")

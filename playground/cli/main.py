@@ -1,0 +1,476 @@
+"""`playground`: validate transcripts, replay them through a stack (or several, or a sweep), export it, benchmark.
+
+Exit 0 on success; 2 with one line on stderr naming the file and the problem for bad
+input or a bad config. Never a traceback for what a user gave us.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TextIO
+
+from playground.cli.analyses import add_commands as add_compare_commands
+from playground.cli.analyses import add_corpus_command, run_compare, run_corpus_command, run_sweep_command
+from playground.cli.common import (
+    UsageError,
+    default_config,
+    pick_session,
+    plain,
+    preset_config,
+    printable,
+    write_whole,
+)
+from playground.cli.text_table import text_table, write_csv
+from playground.engine.replay import ReplayResult, replay
+from playground.engine.session import Session, TranscriptError
+from playground.engine.tokens import TokenCounter
+from playground.engine.validity import check_request
+from playground.export import TARGETS
+from playground.formats import contexts_file, read_path
+from playground.limits import LimitError, limits_table
+from playground.measures.must_keep import MustKeepError
+from playground.measures.must_keep import parse as parse_must_keep
+from playground.money.caching import RULES
+from playground.stacks.config import Config, ConfigError, load_config
+from playground.stacks.presets import PRESETS, presets_by_framework
+from playground.summaries.base import SummarizerError, SummaryStats
+from playground.summaries.endpoints import EndpointError, choose_key
+from policies.registry import SpecError, load_plugins
+
+if TYPE_CHECKING:  # the metrics load when a replay is reported
+    from playground.measures.metrics import TurnTable
+
+TABLE_COLUMNS = [
+    "turn",
+    "raw_tokens",
+    "context_tokens",
+    "recorded_prompt_tokens",
+    "context_messages",
+    "stubs_created",
+    "stubs_held",
+    "clips",
+    "drops",
+    "compactions",
+    "thrash",
+    "violations",
+    "refetches",
+    "facts_lost",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "cost_usd",
+    "raw_cost_usd",
+]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="playground", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    validate = commands.add_parser(
+        "validate", help="read transcripts and report what they hold and what is wrong"
+    )
+    validate.add_argument("files", nargs="+", metavar="FILE")
+    validate.add_argument("--model", default="gpt-4o", help="model whose tokenizer counts raw tokens")
+
+    rep = commands.add_parser("replay", help="replay sessions through a policy stack")
+    rep.add_argument("files", nargs="+", metavar="FILE")
+    rep.add_argument(
+        "--plugins", metavar="MODULE:CLASS,...", help="custom policy classes to import and register"
+    )
+    stack = rep.add_mutually_exclusive_group()
+    stack.add_argument("--config", help="stack config (YAML or JSON); default: pyagentic's recommended stack")
+    stack.add_argument("--preset", help="a built-in stack by name (`playground presets` lists them)")
+    rep.add_argument("--model", help="model (sets the tokenizer); overrides the config's")
+    rep.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
+    rep.add_argument("--price-as", metavar="MODEL", help="price as this model (default: --model's)")
+    rep.add_argument(
+        "--cache",
+        choices=["auto", *RULES],
+        help="the provider's prompt-cache rule to price with (default: auto, the model's provider)",
+    )
+    rep.add_argument(
+        "--must-keep",
+        action="append",
+        default=[],
+        metavar="FACT",
+        help="a fact the agent must never lose (text, or /regex/), checked at every turn; repeat for more",
+    )
+    rep.add_argument("--json", metavar="OUT", help="write turns, events and summary as JSON ('-' for stdout)")
+    rep.add_argument("--csv", metavar="OUT", help="write the per-turn figures as CSV ('-' for stdout)")
+    rep.add_argument(
+        "--contexts", metavar="OUT", help="write each turn's request as JSON Lines ('-' for stdout)"
+    )
+    rep.add_argument(
+        "--contexts-form",
+        choices=contexts_file.FORMS,
+        default="auto",
+        help="full: every request whole; delta: what each request keeps of the previous one and "
+        f"its new messages; auto (default): delta once the requests hold over "
+        f"{contexts_file.AUTO_DELTA_MESSAGES:,} messages in all",
+    )
+
+    bench = commands.add_parser("bench", help="time the replay engine on a synthetic session")
+    bench.add_argument("--messages", type=int, default=2000, help="messages in the synthetic session")
+    bench.add_argument(
+        "--large",
+        type=int,
+        metavar="N",
+        help="also time the replay and quality pass, default and extended stack, on an N-message session",
+    )
+    bench.add_argument(
+        "--no-policy-memory",
+        type=int,
+        metavar="N",
+        help="also measure the peak memory of replaying an N-message session with no policy",
+    )
+    bench.add_argument(
+        "--redraw",
+        type=int,
+        metavar="N",
+        help="also time the app's rerun after a slider move on an N-message session",
+    )
+    bench.add_argument(
+        "--sweep-points",
+        type=int,
+        default=30,
+        metavar="N",
+        help="time an N-point sweep on a 300-message session, 1 and 2 workers (0: skip)",
+    )
+    bench.add_argument(
+        "--corpus",
+        type=int,
+        metavar="N",
+        help="time a corpus run of N synthetic sessions: 1 and 2 workers, a Dask LocalCluster",
+    )
+    bench.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="also time the Compare tab's redraw with 6 candidates on FILE after a parameter change",
+    )
+    bench.add_argument(
+        "--browser-compare",
+        metavar="FILE",
+        help="time the same redraw in Chromium, as a user sees it (needs the test extra and chromium)",
+    )
+    bench.add_argument(
+        "--startup",
+        metavar="FILE",
+        help="also time the CLI's replay of FILE against starting the interpreter and the encoder",
+    )
+    commands.add_parser("limits", help="print every limit on what one input may cost, and its setting")
+    commands.add_parser("presets", help="list the built-in stacks, by the framework they come from")
+    exp = commands.add_parser("export", help="write a stack as a framework's code or config")
+    exp.add_argument(
+        "config", metavar="CONFIG", help="stack config (YAML or JSON), or a preset's name with --preset"
+    )
+    exp.add_argument("--to", required=True, choices=list(TARGETS), help="the framework to write for")
+    exp.add_argument("--preset", action="store_true", help="CONFIG names a built-in preset")
+    exp.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    add_compare_commands(commands)
+    add_corpus_command(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "validate":
+            return _validate(args)
+        if args.command == "replay":
+            return _replay(args)
+        if args.command == "limits":
+            return _limits()
+        if args.command == "presets":
+            return _presets()
+        if args.command == "export":
+            return _export(args)
+        if args.command == "compare":
+            return run_compare(args)
+        if args.command == "sweep":
+            return run_sweep_command(args)
+        if args.command == "corpus":
+            return run_corpus_command(args)
+        return _bench(args)
+    except _user_errors() as error:
+        print(f"playground: {printable(str(error))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("playground: interrupted", file=sys.stderr)
+        return 130
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """The errors a command reports in a line of its own, never as a traceback: evaluated when
+    one is raised, so the modules only some commands use are not loaded to start."""
+    from playground.analyses.corpus import CorpusError
+    from playground.analyses.sweep import SweepError
+    from playground.export import ExportError
+
+    return (
+        TranscriptError,
+        ConfigError,
+        SpecError,
+        SummarizerError,
+        UsageError,
+        LimitError,
+        MustKeepError,
+        ExportError,
+        SweepError,
+        CorpusError,
+    )
+
+
+def _presets() -> int:
+    for framework, names in presets_by_framework().items():
+        print(f"{framework}:")
+        for name in names:
+            stack = " -> ".join(spec.name for spec in PRESETS[name]) or "(no policies)"
+            print(f"  {name}: {stack}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    config = preset_config(args.config) if args.preset else load_config(args.config)
+    from playground.export import export
+
+    result = export(config.stack, config.settings, args.to)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(result.text)
+    else:
+        sys.stdout.write(result.text)
+    for line in result.unexpressible:  # the same list the output opens with, where a person sees it
+        print(f"playground: not expressible in {args.to}: {printable(str(line))}", file=sys.stderr)
+    return 0
+
+
+def _limits() -> int:
+    rows = limits_table()
+    width = max(len(setting) for setting, _, _ in rows)
+    digits = max(len(value) for _, value, _ in rows)
+    for setting, value, about in rows:
+        print(f"{setting:<{width}}  {value:>{digits}}  {about}")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    counter = TokenCounter(args.model)
+    failed = False
+    for file in args.files:
+        try:
+            sessions = read_path(file)
+        except TranscriptError as error:
+            print(f"playground: {printable(str(error))}", file=sys.stderr)
+            failed = True
+            continue
+        for number, session in enumerate(sessions):
+            _describe(session, number, len(sessions), counter)
+    return 2 if failed else 0
+
+
+def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> None:
+    label = f"{session.file}" + (f" [session {number}: {session.name}]" if of > 1 else "")
+    problems = [str(w) for w in session.warnings]
+    problems += [f"message {v.position}: {v.detail}" for v in check_request(session.messages)]
+    print(printable(label))
+    print(f"  format:          {session.format}")
+    print(f"  messages:        {len(session.messages):,}")
+    print(f"  tool calls:      {session.tool_calls:,}")
+    print(f"  assistant turns: {session.turns:,}")
+    print(f"  raw tokens:      {counter.total(session.messages):,} ({printable(counter.encoding_note)})")
+    print(f"  recorded usage:  {'yes, ' + str(len(session.usage)) + ' replies' if session.usage else 'no'}")
+    print(f"  warnings:        {len(problems)}")
+    for problem in problems:
+        print(f"    - {printable(problem)}")
+
+
+def _replay(args: argparse.Namespace) -> int:
+    plugins = ",".join(p for p in (os.environ.get("PLAYGROUND_PLUGINS"), args.plugins) if p)
+    load_plugins(plugins)
+    if args.preset is not None:
+        config = preset_config(args.preset)
+    else:
+        config = load_config(args.config) if args.config else default_config()
+    if args.model:
+        config.model = args.model
+    if args.price_as or args.cache:
+        config.pricing = replace(
+            config.pricing,
+            model=args.price_as or config.pricing.model,
+            cache=args.cache or config.pricing.cache,
+        )
+    if args.must_keep:
+        declared = [fact.text for fact in config.must_keep] + args.must_keep
+        try:
+            config.must_keep = parse_must_keep(declared, "--must-keep")
+        except MustKeepError as error:
+            raise UsageError(str(error)) from None
+    if config.summarizer.get("kind") == "openai":  # the user should know where their key goes
+        try:
+            choice = choose_key(config.summarizer.get("base_url", ""), None, hosted=False)
+        except EndpointError as error:
+            raise ConfigError(f"summarizer: {error}") from None
+        print(f"playground: {printable(choice.notice)}", file=sys.stderr)
+    for file in args.files:
+        _replay_file(file, args, config)
+    return 0
+
+
+def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
+    from playground.measures.metrics import turn_table
+
+    session = pick_session(read_path(file), args.session, file)
+    slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
+    try:
+        result = replay(session, config.stack, config.settings, progress=_progress_bar if slow else None)
+    finally:
+        if slow:
+            print(file=sys.stderr)
+    table = turn_table(result, config.pricing, config.must_keep)
+    columns = TABLE_COLUMNS + (["must_keep_lost"] if config.must_keep else [])
+    _print_table(result, table, columns, sys.stderr if _any_stdout(args) else sys.stdout)
+    if args.json:
+        data = replay_json(result, config, table)
+        write_whole(args.json, lambda out: json.dump(data, out, indent=2, default=plain))
+    if args.csv:
+        write_whole(args.csv, lambda out: write_csv(table.rows, out))
+    if args.contexts:
+        form = contexts_file.chosen_form(result, args.contexts_form)
+        if form != args.contexts_form:
+            print(
+                f"contexts: {form} form ({sum(t.size for t in result.turns):,} messages in all the "
+                "requests); --contexts-form full or delta to choose",
+                file=sys.stderr,
+            )
+        write_whole(args.contexts, lambda out: contexts_file.write(result, out, form))
+
+
+def _any_stdout(args: argparse.Namespace) -> bool:
+    return "-" in (args.json, args.csv, args.contexts)
+
+
+def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out: TextIO) -> None:
+    from playground.measures.metrics import policy_notes, totals
+
+    session = result.session
+    print(
+        printable(
+            f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns"
+        ),
+        file=out,
+    )
+    print(printable(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
+    print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
+    if table.rows:
+        print(printable(pricing_line(table.attrs)), file=out)
+        print(text_table(table.rows, columns), file=out)
+    print("totals:", file=out)
+    for note in result.summary_stats.notes:
+        print(f"note: {printable(note)}", file=sys.stderr)
+    for level, note in policy_notes(result.events):
+        print(f"{'warning' if level == 'warning' else 'note'}: {printable(note)}", file=sys.stderr)
+    for key, value in {**totals(table), **summarizer_figures(result)}.items():
+        print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
+
+
+def _progress_bar(turn: int, turns: int, stats: SummaryStats) -> None:
+    """A progress bar on stderr while an LLM summarizer may be fetching (Ctrl-C keeps what is cached)."""
+    width = 30
+    done = width * turn // max(turns, 1)
+    fetched = stats.calls - stats.cache_hits
+    print(
+        f"\rreplaying [{'#' * done}{'.' * (width - done)}] turn {turn}/{turns}, "
+        f"{fetched} summaries fetched, {stats.cache_hits} from cache",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def summarizer_figures(result: ReplayResult) -> dict[str, int]:
+    stats = result.summary_stats
+    return {
+        "summarizer_calls": stats.calls,
+        "summarizer_cache_hits": stats.cache_hits,
+        "summarizer_failures": stats.failures,
+        "summarizer_prompt_tokens": stats.prompt_tokens,
+        "summarizer_completion_tokens": stats.completion_tokens,
+    }
+
+
+def replay_json(result: ReplayResult, config: Config, table: TurnTable) -> dict[str, Any]:
+    from playground.measures.metrics import event_rows, totals
+
+    session = result.session
+    return {
+        "session": {
+            "name": session.name,
+            "file": session.file,
+            "format": session.format,
+            "messages": len(session.messages),
+            "tool_calls": session.tool_calls,
+            "turns": session.turns,
+        },
+        "settings": {**config.to_data(), "encoding": result.encoding},
+        "turns": table.rows,
+        "events": event_rows(result, table),
+        "summary": {**totals(table), "summarizer": summarizer_figures(result)},
+        "pricing": dict(table.attrs),
+    }
+
+
+def pricing_line(attrs: Mapping[str, str | None]) -> str:
+    """How a replay was priced, from its turn table's ``attrs``."""
+    priced = attrs.get("priced_as") or "no price known (token figures only)"
+    return f"priced as {priced}; {attrs.get('cache_rule')}; {attrs.get('cache_timing')}"
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from playground.cli.bench import run
+
+    if args.messages < 10:
+        raise UsageError("--messages must be at least 10")
+    if args.startup:
+        read_path(args.startup)  # a file the CLI cannot replay is refused by name before any timing
+    config = default_config()
+    run(args.messages, config.stack, config.settings, print)
+    if args.large:
+        from playground.cli.bench import large
+
+        large(args.large, config.stack, config.settings, print)
+    if args.no_policy_memory:
+        from playground.cli.bench import no_policy_memory
+
+        no_policy_memory(args.no_policy_memory, config.settings, print)
+    if args.redraw:
+        from playground.cli.bench import redraw
+
+        redraw(args.redraw, print)
+    if args.sweep_points:
+        from playground.cli.bench import sweep
+
+        sweep(300, print, points=args.sweep_points)
+    if args.corpus:
+        from playground.cli.bench import corpus
+
+        corpus(args.corpus, print)
+    if args.compare:
+        from playground.cli.bench import compare_redraw
+
+        compare_redraw(print, args.compare)
+    if args.browser_compare:
+        from playground.cli.bench_browser import compare_redraw as in_chromium
+
+        in_chromium(args.browser_compare, print)
+    if args.startup:
+        from playground.cli.bench import startup
+
+        startup(args.startup, print)
+    return 0

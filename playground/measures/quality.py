@@ -1,0 +1,165 @@
+"""What a stack made the agent lose, per turn: re-fetches, reference loss, standing rules lost.
+
+Tokens saved is half of the honest metric; this is the other half. Computed from a
+replay's result (after it, not inside it), so a replay stays close to tokenizing once.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from playground.engine.replay import ReplayResult, Turn
+from playground.engine.session import Session
+from playground.engine.validity import STANDING_RULES
+from playground.measures.fact_index import FactFinder
+from policies.facts import extract_facts
+from policies.messages import ORIGINAL, Message, said
+
+
+@dataclass(frozen=True)
+class TurnQuality:
+    turn: int
+    refetched: tuple[str, ...]  # calls repeated because their earlier result was gone
+    lost_facts: tuple[str, ...]  # facts the reply uses, seen earlier, absent from the request
+    standing_rules_lost: bool
+
+
+def call_key(name: str, arguments: str) -> tuple[str, str]:
+    try:
+        arguments = json.dumps(json.loads(arguments), sort_keys=True)
+    except ValueError:
+        arguments = arguments.strip()
+    return name, arguments
+
+
+def results_of(raw: Sequence[Message]) -> dict[tuple[str, str], list[int]]:
+    """Each call (name, normalized arguments) -> raw indices of its results."""
+    results: dict[tuple[str, str], list[int]] = {}
+    call_of: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(raw):
+        for call in message.tool_calls:
+            call_of[call.id] = call_key(call.name, call.arguments)
+        for call_id in message.tool_call_ids:
+            if call_id in call_of:
+                results.setdefault(call_of[call_id], []).append(index)
+    return results
+
+
+@dataclass(frozen=True)
+class _SessionFacts:
+    """What the quality pass needs from a session whatever the stack: computed once per session."""
+
+    reply_facts: dict[int, tuple[int, ...]]  # raw index of a reply -> its facts, in order
+    finder: FactFinder
+    raw_held: list[frozenset[int]]  # per raw message: the reply facts it holds
+    first_seen: list[int]  # per fact: the first raw message holding it
+    results_of: dict[tuple[str, str], list[int]]  # a call -> raw indices of its results
+
+
+_SESSIONS: dict[int, _SessionFacts] = {}
+
+
+def _session_facts(session: Session) -> _SessionFacts:
+    known = _SESSIONS.get(id(session))
+    if known is not None:
+        return known
+    raw = session.messages
+    replies = {i: extract_facts(said(m)) for i, m in enumerate(raw) if m.role == "assistant"}
+    finder = FactFinder(fact for facts in replies.values() for fact in facts)
+    ids = {fact: i for i, fact in enumerate(finder.facts)}
+    # a text read again (the same file, the same output) is searched once
+    by_text: dict[str, frozenset[int]] = {}
+    raw_held = []
+    for m in raw:
+        text = said(m)
+        held = by_text.get(text)
+        if held is None:
+            held = by_text[text] = finder.held(text)
+        raw_held.append(held)
+    first_seen = [len(raw)] * len(finder.facts)
+    for index, held in enumerate(raw_held):
+        for fact in held:
+            first_seen[fact] = min(first_seen[fact], index)
+    reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
+    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, results_of(raw))
+    _SESSIONS[id(session)] = known
+    weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
+    return known
+
+
+def per_turn(result: ReplayResult) -> list[TurnQuality]:
+    """Linear in the session: each message's facts are found once, and per turn only the
+    request's tail (what it did not share with the previous request) is looked at."""
+    facts = _session_facts(result.session)
+    raw = result.session.messages
+    made: dict[int, tuple[Message, frozenset[int]]] = {}  # id -> (message kept alive, its facts)
+
+    def held(message: Message) -> frozenset[int]:
+        source = message.source
+        if len(source) == 1 and source[0] < len(raw) and raw[source[0]] is message:
+            return facts.raw_held[source[0]]
+        known = made.get(id(message))
+        if known is None:
+            known = made[id(message)] = (message, facts.finder.held(said(message)))
+        return known[1]
+
+    holders = [0] * len(facts.finder.facts)  # request positions holding each fact
+    intact: dict[int, int] = {}  # raw index -> request positions holding it as recorded
+    positions: list[_Held] = []  # per request position
+    quality = []
+
+    def count(entry: _Held, step: int) -> None:
+        for fact in entry.facts:
+            holders[fact] += step
+        if entry.original is not None:
+            intact[entry.original] = intact.get(entry.original, 0) + step
+
+    for turn in result.turns:
+        # the messages after the shared prefix leave; those the tail brings back (moved up by
+        # a stub or a drop before them, not changed) keep their counts
+        leaving: dict[int, list[_Held]] = {}
+        for entry in positions[turn.shared :]:
+            leaving.setdefault(id(entry.message), []).append(entry)
+        del positions[turn.shared :]
+        for message in turn.tail:
+            back = leaving.get(id(message))
+            if back:
+                positions.append(back.pop())
+                continue
+            original = message.source[0] if message.kind == ORIGINAL and len(message.source) == 1 else None
+            entry = _Held(message, held(message), original)
+            count(entry, 1)
+            positions.append(entry)
+        for entries in leaving.values():
+            for entry in entries:
+                count(entry, -1)
+        quality.append(_turn(turn, raw[turn.reply_index], facts, holders, intact))
+    return quality
+
+
+class _Held(NamedTuple):
+    """A request position: its message, the facts it holds, the raw index it keeps intact."""
+
+    message: Message
+    facts: frozenset[int]
+    original: int | None
+
+
+def _turn(turn: Turn, reply: Message, facts: _SessionFacts, holders, intact) -> TurnQuality:
+    refetched = []
+    for call in reply.tool_calls:
+        results = facts.results_of.get(call_key(call.name, call.arguments), [])
+        earlier = [i for i in results if i < turn.reply_index]
+        if earlier and not any(intact.get(i) for i in earlier):
+            refetched.append(f"{call.name}({call.arguments})")
+    lost = tuple(
+        facts.finder.facts[fact]
+        for fact in facts.reply_facts[turn.reply_index]
+        if facts.first_seen[fact] < turn.reply_index and not holders[fact]
+    )
+    standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)
+    return TurnQuality(turn.number, tuple(refetched), lost, standing_lost)

@@ -1,0 +1,176 @@
+"""What a replay costs in money, the stack's requests against the raw history's.
+
+Per turn: the input tokens read from the provider's prompt cache, written to it and paid in
+full (``caching``), the recorded reply as output (the same for every stack), priced by
+``genai-prices`` (``pricing``); the summaries a stack asks for are priced as calls of their
+own. A request that drops or changes a message the previous one sent breaks the cached
+prefix there: a *cache break*, put down to the policy that acted at that turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from playground.engine.replay import NO_EDIT, ReplayResult
+from playground.engine.tokens import REPLY_PRIMING
+from playground.money.caching import RULES, CacheRule, CacheTurn, Delta, cache_turns, rule_for
+from playground.money.pricing import PROVIDERS, Price, default_cache_rule, find_price, turn_cost
+
+
+class PricingError(ValueError):
+    """A pricing setting that cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """How a replay is priced: the config's ``pricing`` mapping."""
+
+    model: str = ""  # price as this model; "" is the replay's model
+    provider: str = ""  # genai-prices provider id; "" is the model's own
+    cache: str = "auto"  # a caching rule name; auto: the provider's rule
+
+    def to_data(self) -> dict[str, str]:
+        """The settings that differ from the defaults (an all-default pricing writes nothing)."""
+        data = {"model": self.model, "provider": self.provider, "cache": self.cache}
+        return {k: v for k, v in data.items() if v and v != getattr(Pricing, k)}
+
+    @classmethod
+    def from_data(cls, data: Any) -> Pricing:
+        if not isinstance(data, dict):
+            raise PricingError("pricing must be a mapping of model, provider and cache")
+        unknown = [k for k in data if k not in ("model", "provider", "cache")]
+        if unknown:
+            raise PricingError(
+                f"pricing: unknown key {str(unknown[0])[:40]!r} (known: model, provider, cache)"
+            )
+        values = {}
+        for key in ("model", "provider", "cache"):
+            value = data.get(key)
+            if value is None:
+                continue
+            if not isinstance(value, str) or len(value) > 200:
+                raise PricingError(f"pricing.{key} must be a short text")
+            values[key] = value
+        pricing = cls(**values)
+        if pricing.provider and pricing.provider not in PROVIDERS:
+            raise PricingError(f"pricing.provider {pricing.provider[:40]!r}: known: {', '.join(PROVIDERS)}")
+        if pricing.cache != "auto" and pricing.cache not in RULES:
+            raise PricingError(f"pricing.cache {pricing.cache[:40]!r}: known: auto, {', '.join(RULES)}")
+        return pricing
+
+    def resolve(self, model: str) -> tuple[Price | None, CacheRule]:
+        """The price and cache rule for a replay of ``model``."""
+        priced_as = self.model or model
+        price = find_price(priced_as, self.provider or None)
+        if self.cache == "auto":
+            return price, default_cache_rule(price, priced_as)
+        return price, rule_for(self.cache, price.model if price else priced_as)
+
+
+@dataclass(frozen=True)
+class CacheBreak:
+    """A request that did not keep the previous one's messages in place."""
+
+    turn: int
+    position: int  # first message of the previous request that this one does not hold in place
+    repaid: int  # tokens of the previous request after that point, paid (or written) again
+    policy: str  # the policy that acted at this turn, first in stack order; "" if none did
+
+
+@dataclass
+class CostReport:
+    price: Price | None
+    rule: CacheRule
+    stack: list[CacheTurn]
+    raw: list[CacheTurn]
+    output: list[int]  # reply tokens per turn
+    stack_cost: list[dict[str, float]] | None  # dollars per turn, total and parts; None without a price
+    raw_cost: list[dict[str, float]] | None
+    summaries: list[tuple[int, int, int]]  # (turn, input, output) tokens per summary made
+    summary_cost: list[float] | None  # dollars of the summaries made at each turn
+    summary_priced_as: str | None  # the model the summaries are priced as
+    breaks: list[CacheBreak]
+    timed: bool  # the transcript recorded when each reply came
+
+    @property
+    def timing_note(self) -> str:
+        if self.rule.name == "none":
+            return "no prompt caching"
+        if self.timed:
+            colds = sum(t.cold for t in self.stack)
+            gap = f"{self.rule.ttl_seconds / 60:g}-minute"
+            return (
+                f"reply times recorded: the cache went cold after {colds} gaps over the {gap} lifetime"
+                if colds
+                else (f"reply times recorded: no gap over the {gap} cache lifetime")
+            )
+        return "no reply times recorded: the cache is assumed warm throughout"
+
+
+def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostReport:
+    """Price ``result``: the stack's requests and the raw history's under one cache rule."""
+    pricing = pricing or Pricing()
+    price, rule = pricing.resolve(result.settings.model)
+    session, count = result.session, result.counter.count
+    times = [session.times.get(t.reply_index) for t in result.turns]
+    timed = any(t is not None for t in times)
+    replies = [session.messages[t.reply_index] for t in result.turns]
+    when = times if timed else None
+    fixed = dict(tools=result.counter.tools(session.tools), priming=REPLY_PRIMING)
+    stack = cache_turns(((t.shared, t.tail) for t in result.turns), count, rule, when, replies, **fixed)
+    raw = cache_turns(_raw_deltas(result), count, rule, when, replies, **fixed)
+    output = [count(reply) for reply in replies]
+    summaries = list(result.summary_stats.billed)
+    stack_cost = raw_cost = summary_cost = summary_priced_as = None
+    if price is not None:
+        stack_cost = [turn_cost(price, c, out, rule) for c, out in zip(stack, output, strict=True)]
+        raw_cost = [turn_cost(price, c, out, rule) for c, out in zip(raw, output, strict=True)]
+        summary_price = _summary_price(result) or price
+        summary_priced_as = summary_price.label
+        # a summary is a fresh prompt (LangChain, ADK, Deep Agents): nothing of it cached
+        summary_cost = [0.0] * len(result.turns)
+        for turn, prompt, summary in summaries:
+            summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary, False)
+    breaks = _breaks(result, stack)
+    return CostReport(
+        price,
+        rule,
+        stack,
+        raw,
+        output,
+        stack_cost,
+        raw_cost,
+        summaries,
+        summary_cost,
+        summary_priced_as,
+        breaks,
+        timed,
+    )
+
+
+def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:
+    """The raw history's requests as deltas: each keeps all of the one before."""
+    messages, previous = result.session.messages, 0
+    for turn in result.turns:
+        yield previous, messages[previous : turn.reply_index]
+        previous = turn.reply_index
+
+
+def _summary_price(result: ReplayResult) -> Price | None:
+    """The summarizer's own model where it names one (an endpoint's model), else the replay's."""
+    model = result.settings.summarizer.get("model")
+    return find_price(model) if isinstance(model, str) and model else None
+
+
+def _breaks(result: ReplayResult, stack: list[CacheTurn]) -> list[CacheBreak]:
+    acted: dict[int, str] = {}
+    for event in sorted(result.events, key=lambda e: (e.turn, e.position)):
+        if event.position and event.action not in NO_EDIT:
+            acted.setdefault(event.turn, event.policy)
+    return [
+        CacheBreak(turn.number, cached.broken_at, cached.repaid, acted.get(turn.number, ""))
+        for turn, cached in zip(result.turns, stack, strict=True)
+        if cached.broken_at is not None
+    ]

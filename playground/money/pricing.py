@@ -1,0 +1,236 @@
+"""Dollars: list prices from ``genai-prices`` (a maintained, offline price database).
+
+No price is typed here. A model ``genai-prices`` does not know has no price: its figures
+stay in tokens and the page says "no price known", never a made-up number.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import threading
+import warnings
+from bisect import bisect_left
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from playground.cache_dir import default_cache_dir
+from playground.money.caching import PROVIDER_RULES, CacheRule, CacheTurn, rule_for
+
+# the providers whose cache rule we know, as genai-prices names them
+PROVIDERS = ("openai", "anthropic", "google", "deepseek")
+_STORING = threading.Lock()  # one writer of the price file at a time in this process
+Rates = tuple[float, float, float, float]  # dollars per token: uncached input, cache read, write, output
+
+
+@dataclass(frozen=True, eq=False)  # one object per model and provider (find_price caches)
+class Price:
+    """One model's prices at one provider, as genai-prices gives them: per token within each
+    long-context tier (``rates``, keyed ``"<tier> <1 if one-hour writes else 0>"``)."""
+
+    model: str  # genai-prices' id for it
+    provider: str  # genai-prices' provider id
+    provider_name: str
+    context_window: int | None
+    thresholds: tuple[int, ...]  # input sizes where a long-context tier starts (genai-prices' cliff model)
+    rates: dict[str, Rates] = field(repr=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} at {self.provider_name}"
+
+    def cost(
+        self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+    ) -> float:
+        """Dollars for one call: ``input_tokens`` in all, of which ``cache_read`` read from the
+        cache and ``cache_write`` written to it; long-context tiers applied by genai-prices."""
+        if input_tokens in self.thresholds:  # on a tier's edge: let genai-prices decide
+            return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
+        # Within a tier every price is per token (the tier is set by the whole input), so the
+        # rates genai-prices gives for one request in that tier price every request in it.
+        rates = self.rates[_tier_key(bisect_left(self.thresholds, input_tokens), one_hour)]
+        uncached = input_tokens - cache_read - cache_write
+        return uncached * rates[0] + cache_read * rates[1] + cache_write * rates[2] + output * rates[3]
+
+    def _priced(
+        self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+    ) -> float:
+        """What genai-prices itself says one call costs."""
+        prices = _model_prices(self.model, self.provider)
+        return _genai_cost(prices, input_tokens, cache_read, cache_write, output, one_hour)
+
+
+def _tier_key(tier: int, one_hour: bool) -> str:
+    return f"{tier} {int(one_hour)}"
+
+
+@lru_cache(maxsize=256)
+def find_price(model: str, provider: str | None = None) -> Price | None:
+    """The prices of ``model`` (at ``provider`` if named), or None where none is known.
+
+    Looked up in genai-prices once per model and genai-prices release: what it gives is kept
+    in the cache folder, so a later run starts without loading its database."""
+    stored = _stored_prices()
+    key = f"{model}\n{provider or ''}"
+    if key in stored:
+        return stored[key] and _price_of(stored[key])
+    price = _looked_up(model, provider)
+    with _STORING:  # what other lookups stored meanwhile is kept: the file is read again
+        stored = _stored_prices()
+        stored[key] = None if price is None else asdict(price)
+        _store_prices(stored)
+    return price
+
+
+def _looked_up(model: str, provider: str | None) -> Price | None:
+    from genai_prices.types import TieredPrices
+
+    found = _found(model, provider)
+    if found is None:
+        return None
+    prices = found.model_price
+    parts = (prices.input_mtok, prices.cache_read_mtok, prices.cache_write_mtok)
+    parts += (prices.cache_write_1h_mtok, prices.output_mtok)
+    thresholds = tuple(sorted({tier.start for p in parts if isinstance(p, TieredPrices) for tier in p.tiers}))
+    rates = {
+        _tier_key(tier, hour): _tier_rates(prices, thresholds, tier, hour)
+        for tier in range(len(thresholds) + 1)
+        for hour in (False, True)
+    }
+    window = getattr(found.model, "context_window", None)
+    return Price(found.model.id, found.provider.id, found.provider.name, window, thresholds, rates)
+
+
+def _found(model: str, provider: str | None) -> Any:
+    """genai-prices' match for a model (its price calculation of an empty call), or None."""
+    from genai_prices import Usage, calc_price
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return calc_price(Usage(input_tokens=0), model, provider_id=provider or None)
+    except (LookupError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=64)
+def _model_prices(model_id: str, provider_id: str) -> Any:
+    """genai-prices' own prices of a model it named (for a call on a tier's edge)."""
+    return _found(model_id, provider_id).model_price
+
+
+def _tier_rates(prices: Any, thresholds: tuple[int, ...], tier: int, one_hour: bool) -> Rates:
+    """Dollars per token of uncached input, cache read, cache write and output for a request
+    whose input lies in tier ``tier`` (0: under the first threshold), priced by genai-prices."""
+    size = 1 if tier == 0 else thresholds[tier - 1] + 1  # one request in that tier
+    million = 1_000_000
+
+    def priced(read: int, write: int, output: int) -> float:
+        return _genai_cost(prices, size, read, write, output, one_hour)
+
+    uncached = priced(0, 0, 0)
+    return (
+        uncached / size,
+        priced(size, 0, 0) / size,
+        priced(0, size, 0) / size,
+        (priced(0, 0, million) - uncached) / million,
+    )
+
+
+def _genai_cost(
+    prices: Any, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+) -> float:
+    """Dollars for one call by genai-prices' ``ModelPrice.calc_price``."""
+    from genai_prices import Usage
+
+    usage = Usage(
+        input_tokens=input_tokens,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,  # of which written to the one-hour cache:
+        cache_write_1h_tokens=cache_write if one_hour else 0,
+        output_tokens=output,
+    )
+    return float(prices.calc_price(usage)["total_price"])
+
+
+def _prices_file() -> Path:
+    """The stored lookups of this genai-prices release (a new release starts a new file)."""
+    return default_cache_dir() / f"prices-genai-prices-{metadata.version('genai-prices')}.json"
+
+
+def _stored_prices() -> dict[str, Any]:
+    """The lookups stored so far; none where the file is missing or not what we wrote."""
+    try:
+        stored = json.loads(_prices_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) and all(_well_formed(v) for v in stored.values()) else {}
+
+
+def _price_of(record: dict[str, Any]) -> Price:
+    rates = {key: tuple(r) for key, r in record["rates"].items()}
+    return Price(**{**record, "thresholds": tuple(record["thresholds"]), "rates": rates})
+
+
+def _well_formed(record: Any) -> bool:
+    if record is None:
+        return True
+    try:
+        price = _price_of(record)
+    except (TypeError, KeyError, AttributeError):
+        return False
+    tiers = len(price.thresholds) + 1
+    keys = {_tier_key(tier, hour) for tier in range(tiers) for hour in (False, True)}
+    return (
+        all(isinstance(t, int) for t in price.thresholds)
+        and price.rates.keys() == keys
+        and all(len(r) == 4 and all(isinstance(x, float | int) for x in r) for r in price.rates.values())
+    )
+
+
+def _store_prices(stored: dict[str, Any]) -> None:
+    """Written whole or not at all, each writer (a process, an app thread) into a part file of
+    its own; a folder that cannot be written leaves the lookups unstored."""
+    target = _prices_file()
+    part = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, part = tempfile.mkstemp(dir=target.parent, prefix=f"{target.name}.", suffix=".part")
+        with os.fdopen(handle, "w") as out:
+            out.write(json.dumps(stored))
+        os.replace(part, target)
+    except OSError:
+        if part is not None:
+            with contextlib.suppress(OSError):  # it cannot be removed either
+                os.unlink(part)
+
+
+def default_cache_rule(price: Price | None, model: str) -> CacheRule:
+    """The cache rule of the provider that serves ``model``; ``none`` where we know none."""
+    rule = PROVIDER_RULES.get(price.provider if price else "")
+    return rule_for(rule.name, price.model if price else model) if rule else rule_for("none")
+
+
+PARTS = ("read", "write", "uncached", "output")
+
+
+def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> dict[str, float]:
+    """Dollars for one request split by ``turn`` with ``output`` reply tokens: the whole
+    (``total``) and its parts (cache reads, writes, uncached input, output), which add up to
+    it (under a long-context tier each part is priced alone, then scaled to the whole)."""
+    hour = rule.write_1h
+    total = price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, hour)
+    parts = {
+        "read": price.cost(turn.read, turn.read, 0, 0, hour),
+        "write": price.cost(turn.write, 0, turn.write, 0, hour),
+        "uncached": price.cost(turn.uncached, 0, 0, 0, hour),
+        "output": price.cost(0, 0, 0, output, hour),
+    }
+    whole = sum(parts.values())
+    scale = total / whole if whole else 0.0
+    return {"total": total, **{name: value * scale for name, value in parts.items()}}

@@ -1,0 +1,156 @@
+"""A corpus run: directory and zip input with broken members, the same figures from one
+process, a pool and a Dask cluster, Parquet results that pandas reads back, resume."""
+
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from playground.analyses.corpus import Job, read_sessions, run_corpus, sources
+from playground.cli.main import main
+from playground.engine.replay import Settings
+from playground.money.cost import Pricing
+from playground.stacks.candidates import Candidate
+from playground.stacks.presets import PRESETS
+
+SAMPLES = Path(__file__).parents[3] / "sample_sessions"
+STACKS = (
+    Candidate("evict", tuple(PRESETS["pyagentic recommended"])),
+    Candidate("batched", tuple(PRESETS["Cache-friendly (batched eviction)"])),
+)
+JOB = Job(STACKS, Settings(), Pricing())
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    root = tmp_path / "corpus"
+    (root / "deep" / "er").mkdir(parents=True)
+    shutil.copy(SAMPLES / "leave_request_hr.json", root)
+    shutil.copy(SAMPLES / "ops_incidents_multi.json", root / "deep")  # three sessions in one file
+    shutil.copy(SAMPLES / "data_analyst_orders.jsonl", root / "deep" / "er")
+    (root / "deep" / "broken.json").write_text('{"messages": [{"role": "user", "content": "cut')
+    (root / "notes.txt").write_text("not a transcript, and not listed")
+    (root / ".hidden").mkdir()
+    (root / ".hidden" / "x.json").write_text("[]")
+    with zipfile.ZipFile(root / "more.zip", "w") as archive:
+        archive.write(SAMPLES / "coding_agent_bugfix.json", "runs/coding.json")
+        archive.writestr("runs/binary.json", b"\x00\x01\x02 not text")
+        archive.writestr("README.md", "skipped: not a transcript")
+    return root
+
+
+def test_a_directory_and_a_zip_are_read_and_broken_members_listed_with_their_reason(corpus, tmp_path):
+    found, passed = sources([str(corpus), str(tmp_path / "missing")])
+    labels = sorted(
+        str(Path(s.path).relative_to(corpus)) + (f":{s.member}" if s.member else "") for s in found
+    )
+    assert labels == [
+        "deep/broken.json",
+        "deep/er/data_analyst_orders.jsonl",
+        "deep/ops_incidents_multi.json",
+        "leave_request_hr.json",
+        "more.zip:runs/binary.json",
+        "more.zip:runs/coding.json",
+    ]
+    assert passed == [(str(tmp_path / "missing"), "no such file or directory")]
+    out = tmp_path / "out"
+    figures = run_corpus(found, JOB, out)
+    assert figures.done == 6
+    frame = read_sessions(out)
+    errors = frame[frame["error"] != ""]
+    assert sorted(s.removeprefix(str(corpus)) for s in errors["source"]) == [
+        "/deep/broken.json",
+        "/more.zip:runs/binary.json",
+    ]
+    assert any("binary data" in e for e in errors["error"])
+    assert any("broken.json" in e and "JSON" in e for e in errors["error"])
+    ran = frame[frame["error"] == ""]
+    # 1 + 3 + 1 + 1 sessions, each under both stacks
+    assert len(ran) == 12 and set(ran["stack"]) == {"evict", "batched"}
+    assert sorted(ran[ran["source"].str.endswith("ops_incidents_multi.json")]["session_index"].unique()) == [
+        0,
+        1,
+        2,
+    ]
+
+
+def test_parquet_results_read_back_with_pandas(corpus, tmp_path):
+    found, _ = sources([str(corpus / "leave_request_hr.json")])
+    run_corpus(found, JOB, tmp_path / "out")
+    sessions = pd.read_parquet(tmp_path / "out" / "sessions")
+    turns = pd.read_parquet(tmp_path / "out" / "turns")
+    assert len(sessions) == 2 and len(turns) == 2 * 26  # 26 inferences under each stack
+    evict = sessions.set_index("stack").loc["evict"]
+    assert evict["billed_context_tokens"] == turns[turns["stack"] == "evict"]["context_tokens"].sum()
+
+
+def _figures(out: Path) -> pd.DataFrame:
+    return read_sessions(out)
+
+
+def test_one_process_a_pool_and_a_dask_cluster_give_the_same_figures(corpus, tmp_path):
+    found, _ = sources([str(corpus)])
+    run_corpus(found, JOB, tmp_path / "one", workers=1)
+    run_corpus(found, JOB, tmp_path / "pool", workers=2)
+    pd.testing.assert_frame_equal(_figures(tmp_path / "one"), _figures(tmp_path / "pool"))
+    try:
+        import distributed
+    except ImportError:  # CI installs the dask extra: there the check must run
+        if os.environ.get("CI") == "true":
+            pytest.fail("distributed is not installed: `make test` installs the dask extra")
+        pytest.skip("distributed is not installed (pip install -e '.[dask]')")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True)
+    with cluster, distributed.Client(cluster) as client:
+        run_corpus(found, JOB, tmp_path / "dask", scheduler=client)
+    pd.testing.assert_frame_equal(_figures(tmp_path / "one"), _figures(tmp_path / "dask"))
+
+
+def test_resume_keeps_what_an_interrupted_run_finished(corpus, tmp_path, monkeypatch):
+    found, _ = sources([str(corpus)])
+    out = tmp_path / "out"
+    seen = []
+
+    def interrupt(figures):
+        seen.append(figures.done)
+        if figures.done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_corpus(found, JOB, out, progress=interrupt)
+    assert len(list((out / "sessions").glob("*.parquet"))) == 2  # finished units are on disk whole
+    assert not list(out.rglob("*.part"))
+    calls = []
+    import playground.analyses.corpus as corpus_module
+
+    real = corpus_module.replay_source
+    monkeypatch.setattr(
+        corpus_module, "replay_source", lambda s, *a, **k: calls.append(s) or real(s, *a, **k)
+    )
+    figures = run_corpus(found, JOB, out, resume=True)
+    assert figures.skipped == 2 and figures.done == 4 and len(calls) == 4
+    run_corpus(found, JOB, tmp_path / "whole")
+    pd.testing.assert_frame_equal(_figures(out), _figures(tmp_path / "whole"))
+
+
+def test_the_corpus_command_reports_per_stack_and_the_worst_sessions(corpus, tmp_path, capsys):
+    out = tmp_path / "out"
+    args = [
+        "corpus",
+        str(corpus),
+        "--config",
+        "pyagentic recommended",
+        "--config",
+        "No policies (raw history)",
+    ]
+    assert main([*args, "--out", str(out), "--workers", "1"]) == 0
+    printed = capsys.readouterr()
+    assert "7 files" not in printed.out and "6 files (6 ran" in printed.out
+    assert "unreadable or failed:" in printed.out and "broken.json" in printed.out
+    assert "pyagentic recommended: most facts lost" in printed.out
+    assert "playground replay " in printed.out and '--preset "pyagentic recommended"' in printed.out
+    assert "No policies (raw history) against pyagentic recommended:" in printed.out
+    assert main(["corpus", str(tmp_path / "nothing-here")]) == 2
+    assert "no transcripts found" in capsys.readouterr().err

@@ -1,0 +1,68 @@
+"""The per-turn table: the rows the command line reports are the figures the app charts."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from playground.cli.text_table import text_table, write_csv
+from playground.engine.replay import replay
+from playground.formats import read_path
+from playground.measures.metrics import event_rows, events_frame, records, totals, turn_table
+from playground.measures.must_keep import parse
+from policies.registry import PolicySpec
+
+SAMPLES = sorted((Path(__file__).parents[3] / "sample_sessions").glob("*.json"))
+STACKS = {
+    "none": [],
+    "summaries": [
+        PolicySpec("ToolOutputClipPolicy", {"max_chars": 2000}),
+        PolicySpec("CompactionPolicy", {"max_input_tokens": 6000, "keep_recent": 4}),
+    ],
+}
+
+
+def _same(left, right) -> bool:
+    if isinstance(left, float) and isinstance(right, float):
+        return math.isclose(left, right, rel_tol=1e-12, abs_tol=1e-12)
+    return left == right
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("stack", sorted(STACKS))
+def test_a_turn_table_and_its_frame_give_the_same_turns_events_and_totals(path, stack):
+    session = read_path(path)[0]
+    result = replay(session, STACKS[stack])
+    table = turn_table(result, must_keep=parse(["approved", "/INV-\\d+/"]))
+    frame = table.frame()
+    assert frame.attrs == table.attrs and list(frame.columns) == list(table.rows[0])
+    for row, back in zip(table.rows, records(frame), strict=True):
+        assert row.keys() == back.keys() and all(_same(row[k], back[k]) for k in row), row["turn"]
+    assert event_rows(result, table) == event_rows(result, frame)
+    assert events_frame(result, table).to_dict(orient="records") == event_rows(result, table)
+    figures, again = totals(table), totals(frame)
+    assert figures.keys() == again.keys() and all(_same(figures[k], again[k]) for k in figures)
+    assert figures["turns"] == len(result.turns) and figures["billed_raw_tokens"] == frame["raw_tokens"].sum()
+
+
+def test_a_text_table_aligns_numbers_right_text_left_and_shows_missing_figures_as_a_dash():
+    rows = [
+        {"turn": 1, "policy": "clip", "cost_usd": 0.003747, "threshold": 0.5, "cache_break_at": None},
+        {"turn": 12, "policy": "ToolEviction", "cost_usd": 0.1, "threshold": 0.75, "cache_break_at": 40},
+    ]
+    assert text_table(rows).splitlines() == [
+        "turn  policy        cost_usd  threshold  cache_break_at",
+        "   1  clip          0.003747       0.50               -",
+        "  12  ToolEviction  0.100000       0.75              40",
+    ]
+    assert text_table(rows, ["policy", "turn"]).splitlines()[1] == "clip             1"
+    assert text_table([], ["turn"]) == "turn"
+
+
+def test_csv_leaves_a_missing_figure_empty(tmp_path):
+    out = tmp_path / "t.csv"
+    with out.open("w") as file:
+        write_csv([{"turn": 1, "cost_usd": None, "note": 'a "quoted", text'}], file)
+    assert out.read_text() == 'turn,cost_usd,note\n1,,"a ""quoted"", text"\n'
