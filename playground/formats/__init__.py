@@ -19,6 +19,7 @@ from playground.formats import anthropic, langchain, openai_chat, otel, response
 from playground.formats.builder import too_many_messages
 from playground.formats.json_text import parse_json
 from playground.limits import LIMITS, over
+from policies.base import shown
 
 
 def read_path(path: str | os.PathLike) -> list[Session]:
@@ -148,7 +149,7 @@ def _run_facts(run: dict) -> str:
 def _read_run(data: dict, file: str, name: str, where: str) -> Session:
     key = next((k for k in MESSAGE_KEYS if isinstance(data.get(k), list)), None)
     if key is None:
-        keys = ", ".join(sorted(map(str, data))[:8]) or "none"
+        keys = ", ".join(k if k.isprintable() else shown(k) for k in sorted(map(str, data))[:8]) or "none"
         raise TranscriptError(
             file,
             where,

@@ -243,7 +243,9 @@ def test_hostile_configs_are_read_or_refused_in_one_line(data, action, value):
         try:
             config = parse_config(text, "fuzz.yaml", allow_plugins=False)
         except ConfigError as error:
-            assert str(error).startswith("fuzz.yaml: ") and "\n" not in str(error) and len(str(error)) < 700
+            # one line; its length bound leaves room for the list of known policies, which grows
+            # with the registry (an unknown name is answered with every name it could have been)
+            assert str(error).startswith("fuzz.yaml: ") and "\n" not in str(error) and len(str(error)) < 1200
             continue
         assert isinstance(config, Config)
         parse_config(config.to_yaml(), "again.yaml")  # what it accepts, it writes back readable
