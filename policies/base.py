@@ -101,12 +101,24 @@ class Param:
                 raise ParamError(f"{self.name} must be text, got {shown(value)}")
             if self.choices and value not in self.choices:
                 raise ParamError(f"{self.name} must be one of {', '.join(self.choices)}, got {shown(value)}")
-            return value
+            return self._text(value)
         if self.type is list:
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
                 raise ParamError(f"{self.name} must be a list of text, got {shown(value)}")
-            return tuple(value)
+            return tuple(self._text(v) for v in value)
         raise TypeError(f"unsupported parameter type {self.type.__name__}")  # a bug in a declaration
+
+    def _text(self, value: str) -> str:
+        """Text that can be shown, written and sent: a lone surrogate (half of a character, which
+        no UTF-8 file, page or request can carry) is refused, not mended."""
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ParamError(
+                f"{self.name} holds a lone surrogate (\\u{ord(value[error.start]):04x}) at character "
+                f"{error.start}: not text any file or page can carry"
+            ) from None
+        return value
 
 
 def _plain(number: float) -> str:

@@ -242,8 +242,7 @@ def _export(args: argparse.Namespace) -> int:
 
     result = export(config.stack, config.settings, args.to)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(result.text)
+        write_whole(args.output, lambda out: out.write(result.text))
     else:
         sys.stdout.write(result.text)
     for line in result.unexpressible:  # the same list the output opens with, where a person sees it

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from playground.export.base import Export, ExportError, Unexpressible, translate
+from playground.stacks.config import json_text
 from policies.base import shown
 from policies.clear_tool_uses import ANTHROPIC, INPUT_TOKENS
 from policies.registry import PolicySpec
@@ -86,7 +87,7 @@ def anthropic(specs: list[PolicySpec], settings: Any) -> Export:
         "anthropic-beta": ",".join(betas),
         "context_management": {"edits": edits},
     }
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json_text(document)
     return Export("anthropic", text, "context_management_anthropic.json", "json", tuple(missing))
 
 

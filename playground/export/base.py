@@ -88,17 +88,31 @@ def python_header(framework: str, version: str, lines: list[Unexpressible]) -> s
     ]
     if lines:
         out.append(f"# Not expressible in {framework} (left out, nothing approximated):")
-        out += [f"# - {line}" for line in lines]
+        out += [f"# - {comment(str(line))}" for line in lines]
     else:
         out.append(f"# Every policy of the stack is expressed exactly in {framework}.")
     return "\n".join(out) + "\n"
 
 
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def comment(text: str) -> str:
+    """Text a ``#`` comment may hold: what does not print (a newline, a NUL, U+2028, a lone
+    surrogate) written as its escape, so no value can end the comment or the file's encoding."""
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
 def py(value: Any) -> str:
-    """A parameter value as Python source (plain data only: text, numbers, booleans, lists)."""
+    """A parameter value as Python source (plain data only: text, numbers, booleans, lists).
+    Text is only ever an escaping literal: ``repr`` where anything in it does not print."""
     if isinstance(value, tuple | list):
         return "[" + ", ".join(py(v) for v in value) + "]"
     if isinstance(value, str):
+        if not value.isprintable():
+            return repr(value)  # escapes what does not print, lone surrogates included
         return json.dumps(value, ensure_ascii=False)  # a valid Python string literal too
     if isinstance(value, bool) or value is None:
         return repr(value)

@@ -88,14 +88,14 @@ def _langchain_summarization(spec: PolicySpec, v: dict[str, Any], missing: list[
     arguments: dict[str, Any] = {"model": Raw("MODEL")}
     if clauses:
         if v["trigger_mode"] == "all" and len(clauses) > 1:
-            arguments["trigger"] = Raw("{" + ", ".join(f'"{k}": {_number(x)}' for k, x in clauses) + "}")
+            arguments["trigger"] = Raw("{" + ", ".join(f"{py(k)}: {_number(x)}" for k, x in clauses) + "}")
         elif len(clauses) == 1:
-            arguments["trigger"] = Raw(f'("{clauses[0][0]}", {_number(clauses[0][1])})')
+            arguments["trigger"] = Raw(f"({py(clauses[0][0])}, {_number(clauses[0][1])})")
         else:
-            arguments["trigger"] = Raw("[" + ", ".join(f'("{k}", {_number(x)})' for k, x in clauses) + "]")
+            arguments["trigger"] = Raw("[" + ", ".join(f"({py(k)}, {_number(x)})" for k, x in clauses) + "]")
     keep = v["keep_value"] if v["keep_kind"] == "fraction" else int(v["keep_value"])
     if (v["keep_kind"], keep) != ("messages", 20):
-        arguments["keep"] = Raw(f'("{v["keep_kind"]}", {_number(keep)})')
+        arguments["keep"] = Raw(f"({py(v['keep_kind'])}, {_number(keep)})")
     if v["trim_tokens_to_summarize"] != 4_000:
         arguments["trim_tokens_to_summarize"] = v["trim_tokens_to_summarize"]
     arguments["summary_prompt"] = _summary_template(v["summary_prompt"])

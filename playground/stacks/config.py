@@ -99,10 +99,36 @@ class Config:
     def to_yaml(self) -> str:
         import yaml
 
-        return yaml.safe_dump(self.to_data(), sort_keys=False, default_flow_style=None, allow_unicode=True)
+        return yaml.dump(
+            self.to_data(), Dumper=_dumper(), sort_keys=False, default_flow_style=None, allow_unicode=True
+        )
 
     def to_json(self) -> str:
-        return json.dumps(self.to_data(), indent=2, ensure_ascii=False) + "\n"
+        return json_text(self.to_data())
+
+
+def json_text(document: Any) -> str:
+    """A JSON file's text: readable non-ASCII kept, what does not print escaped (a lone
+    surrogate cannot be written as UTF-8; U+2028 ends a line for JavaScript). json.dumps
+    has already escaped the control characters, so every newline left is the indent's."""
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    return "".join(c if c.isprintable() or c == "\n" else json.dumps(c)[1:-1] for c in text) + "\n"
+
+
+@cache
+def _dumper() -> type:
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        """Text holding anything that does not print (U+0085, which YAML reads as a line break;
+        a tab; a NUL) is written double-quoted, where YAML escapes it, so it reads back the same."""
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = None if value.isprintable() else '"'
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, text)
+    return Dumper
 
 
 def _entry(spec: PolicySpec) -> Any:

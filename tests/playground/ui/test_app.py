@@ -618,3 +618,28 @@ def test_a_corpus_too_large_for_the_page_is_sent_to_the_cli_not_replayed(monkeyp
     total = sum(len(s.messages) for s in read_bytes(data, "runs.json"))
     assert f"5 sessions under 1 stack(s) are {total:,} messages to replay" in warning
     assert "playground corpus" in warning
+
+
+def test_a_config_with_code_in_its_text_exports_it_as_a_literal_and_every_tab_draws():
+    at = start()
+    config = (
+        "version: 1\nstack:\n  - ClearToolUsesPolicy:\n      flavour: langchain\n"
+        '      exclude_tools: ["*\\nimport os; os.system(\'touch PWNED\')\\n#", "a\\u2028b"]\n'
+    )
+    at.file_uploader(key="config_upload").set_value(
+        ("evil.yaml", config.encode(), "application/x-yaml")
+    ).run()
+    assert not at.exception
+    for name in ("Charts", "Export"):
+        view(at, name)
+        assert not at.exception, name
+    at.selectbox(key="export_target").set_value("langchain").run()
+    shown = "\n".join(code.value for code in at.code)
+    assert "Not expressible in LangChain" in shown and "middleware = []" in shown
+    assert "import os" not in [line.strip() for line in shown.splitlines()]
+    surrogate = config.replace("\\u2028b", "\\ud800")
+    at.file_uploader(key="config_upload").set_value(
+        ("half.yaml", surrogate.encode(), "application/x-yaml")
+    ).run()
+    assert not at.exception
+    assert any("lone surrogate" in error.value for error in at.error)
