@@ -31,7 +31,7 @@ from playground.limits import LIMITS, LimitError, over
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.summaries.base import SummarizerError
-from policies.base import Param, ParamError, shown
+from policies.base import MAX_NUMBER, Param, ParamError, shown
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError
 
 # what a point costs: dollars where every turn is priced, else the input tokens billed
@@ -174,31 +174,44 @@ def _values(param: Param, written: str, where: str) -> list[Any]:
             raise SweepError(f"{where}: the step must be above 0, got {step}")
         if end < start:
             raise SweepError(f"{where}: the range ends ({end}) before it starts ({start})")
-        count = int((end - start) / step + 1e-9) + 1
+        span = (end - start) / step  # bounded numbers over a step above 0: finite, or inf
+        count = int(span + 1e-9) + 1 if math.isfinite(span) else math.inf
         if count > LIMITS.max_sweep_points:
             raise SweepError(
-                f"{where}: {over('max_sweep_points', f'the range gives {count:,} points')}; "
+                f"{where}: {over('max_sweep_points', f'the range gives {count:,.0f} points')}; "
                 "give a larger step (START:END:STEP)"
             )
         values = [start + i * step for i in range(count)]
         if param.type is float or isinstance(step, float):
             values = [round(float(v), 10) for v in values]
         return [param.type(v) if param.type is int and v == int(v) else v for v in values]
+    listed = written.count(",") + 1  # counted before any value is read
+    if listed > LIMITS.max_sweep_points:
+        raise SweepError(f"{where}: {over('max_sweep_points', f'the list gives {listed:,} values')}")
     return [_scalar(part.strip(), param, where) for part in written.split(",")]
 
 
 def _number(text: str, param: Param, where: str) -> int | float:
+    """A bound or step: a number within what a parameter may hold, and a step not so small
+    that the range could not be counted."""
     text = text.strip()
+    if len(text) > 40:
+        raise SweepError(
+            f"{where}: {shown(text[:20] + '…')} is too long for a number ({len(text):,} characters)"
+        )
     try:
-        return int(text)
+        value: int | float = int(text)
     except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        raise SweepError(f"{where}: {shown(text)} is not a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
+        try:
+            value = float(text)
+        except ValueError:
+            raise SweepError(f"{where}: {shown(text)} is not a number") from None
+    if not math.isfinite(value):
         raise SweepError(f"{where}: {shown(text)} is not a finite number")
+    if abs(value) > MAX_NUMBER:
+        raise SweepError(f"{where}: {shown(text)} is out of range (at most {MAX_NUMBER:.0e} either way)")
+    if value and abs(value) < 1e-9:
+        raise SweepError(f"{where}: {shown(text)} is too small a step (at least 1e-9)")
     return value
 
 
@@ -224,10 +237,10 @@ def points(axes: Sequence[Axis]) -> list[tuple]:
         raise SweepError("a sweep takes one parameter, or two for a grid")
     if len({(a.position, a.param) for a in axes}) != len(axes):
         raise SweepError(f"{axes[0].label} is swept twice")
-    grid = list(itertools.product(*(a.values for a in axes)))
-    if len(grid) > LIMITS.max_sweep_points:
-        raise SweepError(over("max_sweep_points", f"the grid has {len(grid):,} points"))
-    return grid
+    size = math.prod(len(a.values) for a in axes)  # counted before the grid is built
+    if size > LIMITS.max_sweep_points:
+        raise SweepError(over("max_sweep_points", f"the grid has {size:,} points"))
+    return list(itertools.product(*(a.values for a in axes)))
 
 
 def stack_at(specs: Sequence[PolicySpec], axes: Sequence[Axis], values: tuple) -> list[PolicySpec]:

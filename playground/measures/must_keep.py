@@ -17,6 +17,7 @@ is refused with its name, never left to spin.
 from __future__ import annotations
 
 import bisect
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ if TYPE_CHECKING:  # pandas is imported where a frame is built, regex where a fa
 
 UNSEEN, HELD, LOST = "unseen", "held", "lost"
 MAX_LENGTH = 500  # characters in one declared fact
+MAX_REPEAT = 1_000  # copies a pattern's counted repeats may ask for, nested ones multiplied
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
 class MustKeepError(ValueError):
@@ -47,6 +50,45 @@ class MustKeep:
 
 def _is_regex(text: str) -> bool:
     return len(text) > 2 and text.startswith("/") and text.endswith("/")
+
+
+def repeat_copies(pattern: str) -> int:
+    """The most copies of one atom a pattern's counted repeats (``{m}``, ``{m,n}``, ``{m,}``)
+    make the compiler write out, nested repeats multiplied: read before compiling, which
+    would otherwise take memory in proportion (``x{100000000}`` takes gigabytes)."""
+    groups = [1]  # per open group: the most copies inside it so far
+    last = 1  # copies of the atom before the current position (a group's: its inside)
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i, last = i + 2, 1
+            continue
+        if char == "[":  # a class is one atom; a ] first in it is literal
+            j = i + 2 if pattern[i + 1 : i + 2] in ("]", "^") else i + 1
+            while j < len(pattern) and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i, last = j + 1, 1
+            continue
+        if char == "(":
+            groups.append(1)
+        elif char == ")" and len(groups) > 1:
+            last = groups.pop()
+            groups[-1] = max(groups[-1], last)
+            i += 1
+            continue
+        elif char == "{" and (count := _COUNT.match(pattern, i)):
+            low, high = count.group(1), count.group(2)
+            times = (
+                max(int(low or 0), int(high) if high else 0) if count.group(0).count(",") else int(low or 1)
+            )
+            last *= times
+            groups[-1] = max(groups[-1], last)
+            i = count.end()
+            continue
+        last = 1
+        i += 1
+    return max(groups[0], last)
 
 
 def parse(items: Iterable[object], where: str = "must_keep") -> tuple[MustKeep, ...]:
@@ -64,6 +106,11 @@ def parse(items: Iterable[object], where: str = "must_keep") -> tuple[MustKeep, 
             raise MustKeepError(f"{where} entry {n}: empty")
         if len(text) > MAX_LENGTH:
             raise MustKeepError(f"{where} entry {n}: longer than {MAX_LENGTH} characters")
+        if _is_regex(text) and (copies := repeat_copies(text[1:-1])) > MAX_REPEAT:
+            raise MustKeepError(
+                f"{where} entry {n} ({shown(text)}): its counted repeats ask for {copies:,} copies "
+                f"(at most {MAX_REPEAT:,}, nested repeats multiplied): compiling it would exhaust memory"
+            )
         try:
             pattern = (
                 regex.compile(text[1:-1]) if _is_regex(text) else regex.compile(regex.escape(text), regex.I)

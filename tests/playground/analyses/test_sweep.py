@@ -156,3 +156,32 @@ def test_rows_mark_the_front_and_points_whose_requests_break_the_rules():
     assert rows[0]["turns_with_violations"] > 0
     assert sweep.cost_axis() == "cost_usd"  # gpt-4o has a price
     assert any(r["on_front"] for r in rows)
+
+
+@pytest.mark.parametrize(
+    ("written", "says"),
+    [
+        ("2.keep_last_n=1:2:1e-320", "too small a step"),
+        ("3.max_input_tokens=1:1e308:1e-10", "out of range"),
+        ("2.keep_last_n=1:" + "9" * 4200, "too long for a number"),
+        ("2.keep_last_n=" + ",".join(map(str, range(1, 18_001))), "the list gives 18,000 values"),
+        ("3.max_input_tokens=1000:100000:0.5", "the range gives 198,001 points"),
+    ],
+)
+def test_a_sweep_axis_that_cannot_be_counted_or_is_too_long_is_one_line(written, says):
+    with pytest.raises(SweepError, match=says) as error:
+        parse_axis(written, list(PRESETS["pyagentic recommended"]))
+    assert "\n" not in str(error.value)
+
+
+def test_a_grid_is_counted_before_it_is_built():
+    import tracemalloc
+
+    stack = list(PRESETS["pyagentic recommended"])
+    first = parse_axis("3.max_input_tokens=1000:400000:1000", stack)
+    second = parse_axis("1.max_chars=1000:400000:1000", stack)
+    tracemalloc.start()
+    with pytest.raises(SweepError, match="the grid has 160,000 points"):
+        points([first, second])
+    assert tracemalloc.get_traced_memory()[1] < 1_000_000
+    tracemalloc.stop()

@@ -132,3 +132,24 @@ def test_cli_must_keep_counts_per_turn_and_names_a_bad_pattern(tmp_path, capsys)
     assert "must_keep_lost" in capsys.readouterr().out  # a column of the table once facts are declared
     assert cli(["replay", str(LEAVE), "--must-keep", "/(/"]) == 2
     assert "--must-keep entry 1 ('/(/'): not a valid regular expression" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "pattern", ["/x{100000000}/", "/(x{1000}){1000}/", "/((a{50}){50}){50}/", "/[ab]{5000,}/", "/x{,99999}/"]
+)
+def test_a_pattern_whose_repeats_would_exhaust_memory_is_refused_before_compiling(pattern):
+    import tracemalloc
+
+    tracemalloc.start()
+    with pytest.raises(
+        must_keep.MustKeepError, match=r"copies \(at most 1,000, nested repeats multiplied\)"
+    ) as error:
+        must_keep.parse([pattern])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert pattern in str(error.value) and peak < 5_000_000
+
+
+def test_patterns_with_modest_or_literal_braces_still_compile():
+    facts = must_keep.parse(["/EQ[0-9A-Z]{4}/", r"/\{99999}/", "/(ab){3}c{4}/", "/[{]{2}/", "x{100000000}"])
+    assert [f.text for f in facts][-1] == "x{100000000}"  # plain text: braces are literal
