@@ -7,6 +7,7 @@ import os
 import streamlit as st
 
 from playground.limits import LimitError
+from playground.measures.metrics import csv_text
 from playground.stacks.config import ConfigError
 from playground.summaries.base import SummarizerError, SummaryStats
 from playground.ui import (
@@ -126,7 +127,7 @@ def main() -> None:
         if export_tab.open:
             with export_tab:
                 config = config_io.current_config(specs, settings, pricing, facts)
-                config_io.downloads(config, replayed.turns.to_csv(index=False), session.name)
+                config_io.downloads(config, csv_text(replayed.turns), session.name)
                 config_io.framework_export(config)
 
     with summarizer_box:

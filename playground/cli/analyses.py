@@ -11,6 +11,7 @@ from typing import Any
 
 from playground.analyses.compare import Comparison, compare, display_table, unique_name
 from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
+from playground.cli.common import shell_word
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.replay import replay
 from playground.engine.session import Session
@@ -304,7 +305,7 @@ def run_corpus_command(args: argparse.Namespace) -> int:
             for row in rows.itertuples():
                 print(
                     f"  {printable(row.session)}: {int(row.distinct_facts_lost)} fact(s) lost, "
-                    f"{_money(row.saved_usd)}  ->  {printable(_replay_command(row, origins.get(name)))}"
+                    f"{_money(row.saved_usd)}  ->  {replay_command(str(row.source), row.session_index, origins.get(name))}"
                 )
             report["worst"].setdefault(name, {})[title] = rows.to_dict(orient="records")
     if len(names) > 1:
@@ -332,18 +333,21 @@ def _money(saved: float | None) -> str:
     return f"saved ${saved:.4f}" if saved >= 0 else f"added ${-saved:.4f}"
 
 
-def _replay_command(row: Any, origin: str | None) -> str:
+def replay_command(source: str, session_index: int, origin: str | None) -> str:
+    """The command that replays one session of a corpus: every name in it one shell word."""
     stack = ""
     if origin in PRESETS:
-        stack = f' --preset "{origin}"'
+        stack = f" --preset {shell_word(origin)}"
     elif origin:
-        stack = f" --config {origin}"
-    archive, _, member = str(row.source).partition(".zip:")
-    if member:  # the CLI reads files: take the member out of the archive first
+        stack = f" --config {shell_word(origin)}"
+    archive, _, member = source.partition(".zip:")
+    replay = f"--session {int(session_index)}{stack}"
+    if member:  # the CLI reads files: take the member out of the archive first (-p: no wildcards)
         return (
-            f"unzip {archive}.zip {member} && playground replay {member} --session {row.session_index}{stack}"
+            f"unzip -p {shell_word(archive + '.zip')} {shell_word(member)} > member.json && "
+            f"playground replay member.json {replay}"
         )
-    return f"playground replay {row.source} --session {row.session_index}{stack}"
+    return f"playground replay {shell_word(source)} {replay}"
 
 
 def _corpus_progress(figures: Any) -> None:

@@ -4,7 +4,7 @@ writing a whole file or nothing, and text fit for a terminal."""
 from __future__ import annotations
 
 import os
-import re
+import shlex
 import sys
 from typing import Any
 
@@ -69,11 +69,27 @@ def write_whole(target: str, write: Any) -> None:
             os.remove(part)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
 def printable(text: str) -> str:
-    """Text for the terminal: no control characters or escape sequences (an upload's names may
-    hold any), and no lone surrogates, which a terminal cannot encode."""
-    text = _CONTROL.sub("?", text)
-    return text.encode("utf-8", "replace").decode("utf-8")
+    """One line for the terminal: what does not print (a newline that would forge a second
+    line, an escape sequence, a bidi override, a lone surrogate) shown as its escape, ``\\n``."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def shell_word(text: str) -> str:
+    """``text`` as one word a POSIX shell reads back unchanged, whatever it holds: quoted
+    with shlex, or as ``$'...'`` with escapes where it holds what does not print."""
+    if text.isprintable():
+        return shlex.quote(text)
+    escaped = "".join(
+        c if c.isprintable() and c not in "'\\" else "\\" + c if c in "'\\" else _c_escape(c) for c in text
+    )
+    return f"$'{escaped}'"
+
+
+def _c_escape(char: str) -> str:
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:  # half a character: no shell word can carry it; say so visibly
+        return f"\\u{{{code:04x}}}"
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

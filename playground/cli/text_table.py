@@ -9,6 +9,8 @@ import csv
 from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
+from playground.measures.metrics import spreadsheet_safe
+
 MISSING = "-"  # how a table shows a figure that is not known
 
 
@@ -36,12 +38,15 @@ def text_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None 
 
 
 def write_csv(rows: Sequence[Mapping[str, Any]], out: TextIO) -> None:
-    """``rows`` as CSV under a header of their column names; a missing figure is an empty field."""
+    """``rows`` as CSV under a header of their column names; a missing figure is an empty field,
+    text that opens like a formula is kept text (``spreadsheet_safe``)."""
     if not rows:
         return
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+    writer = csv.DictWriter(
+        out, fieldnames=list(rows[0]), lineterminator="\r\n"
+    )  # RFC 4180: a CR in a cell is quoted
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in rows)
 
 
 def _decimals(values: Sequence[Any]) -> int:

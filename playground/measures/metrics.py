@@ -373,3 +373,19 @@ def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
 
 def _pct(part: float, whole: float) -> float:
     return round(100 * float(part) / float(whole), 1) if whole else 0.0
+
+
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text: text that opens like a formula (``=``, ``+``,
+    ``-``, ``@``, a tab or CR) gets a leading ``'`` (OWASP's rule); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """A frame as CSV with every text cell spreadsheet-safe."""
+    return frame.map(spreadsheet_safe).to_csv(index=False)

@@ -150,7 +150,46 @@ def test_the_corpus_command_reports_per_stack_and_the_worst_sessions(corpus, tmp
     assert "7 files" not in printed.out and "6 files (6 ran" in printed.out
     assert "unreadable or failed:" in printed.out and "broken.json" in printed.out
     assert "pyagentic recommended: most facts lost" in printed.out
-    assert "playground replay " in printed.out and '--preset "pyagentic recommended"' in printed.out
+    assert "playground replay " in printed.out and "--preset 'pyagentic recommended'" in printed.out
     assert "No policies (raw history) against pyagentic recommended:" in printed.out
     assert main(["corpus", str(tmp_path / "nothing-here")]) == 2
     assert "no transcripts found" in capsys.readouterr().err
+
+
+def test_printed_replay_commands_quote_every_hostile_name(tmp_path, capsys, monkeypatch):
+    from playground.cli.analyses import replay_command
+
+    monkeypatch.chdir(tmp_path)  # whatever a pasted line would run, it runs here
+    root = tmp_path / "c"
+    root.mkdir()
+    hostile_member = "r$(touch${IFS}x).json"
+    forged = "two\nplayground replay forged.json"
+    with zipfile.ZipFile(root / "evil.zip", "w") as archive:
+        archive.write(SAMPLES / "leave_request_hr.json", hostile_member)
+        archive.write(SAMPLES / "coding_agent_bugfix.json", forged)
+    shutil.copy(SAMPLES / "data_analyst_orders.jsonl", root / "a;b $(id).jsonl")
+    assert main(["corpus", str(root), "--config", "pyagentic recommended", "--workers", "1"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "->" in line]
+    assert lines and not any(line.lstrip().startswith("playground replay forged") for line in lines)
+    for line in lines:
+        assert "playground" in _words(line.split("->", 1)[1])
+    cases = [
+        (f"{root}/evil.zip:{hostile_member}", hostile_member),
+        (f"{root}/evil.zip:{forged}", forged),
+        (str(root / "a;b $(id).jsonl"), str(root / "a;b $(id).jsonl")),
+    ]
+    for source, name in cases:
+        command = replay_command(source, 0, "pyagentic recommended")
+        assert "\n" not in command and name in _words(command)
+        assert "pyagentic recommended" in _words(command)
+    assert not list(tmp_path.rglob("x"))  # no $(...) ran
+
+
+def _words(command: str) -> list[str]:
+    """The words bash reads from a pasted line (its && and > taken as words, not run)."""
+    import subprocess
+
+    line = command.replace("&&", "").replace(">", "")
+    script = 'set -f; eval "set -- $1"; for w in "$@"; do printf "%s\\0" "$w"; done'
+    result = subprocess.run(["bash", "-c", script, "_", line], capture_output=True, text=True, check=True)
+    return result.stdout.split("\0")

@@ -1,3 +1,4 @@
+import io
 import json
 import re
 import subprocess
@@ -258,3 +259,39 @@ def test_the_cli_reports_a_replay_without_pandas_and_loads_it_only_for_a_frame(r
     ).stdout
     assert re.findall(r"pandas loaded: (\w+)", out) == ["False", "False", "False"]
     assert "turn  raw_tokens  context_tokens" in out and "cost_usd: " in out
+
+
+def test_csv_cells_that_open_like_a_formula_are_kept_text(tmp_path):
+    from playground.cli.text_table import write_csv
+    from playground.measures.metrics import csv_text
+
+    rows = [
+        {"turn": 1, "lost_facts": "=cmd|' /C calc'!A0", "lost_must_keep": "@SUM(A0)", "saved": -3.5},
+        {"turn": 2, "lost_facts": "+1", "lost_must_keep": "\tx", "saved": 0},
+        {"turn": 3, "lost_facts": "-2+3", "lost_must_keep": "\rx", "saved": None},
+    ]
+    out = io.StringIO(newline="")
+    write_csv(rows, out)
+    import csv
+
+    read = list(csv.DictReader(io.StringIO(out.getvalue(), newline="")))
+    assert [r["lost_facts"] for r in read] == ["'=cmd|' /C calc'!A0", "'+1", "'-2+3"]
+    assert [r["lost_must_keep"] for r in read] == ["'@SUM(A0)", "'\tx", "'\rx"]
+    assert [r["saved"] for r in read] == ["-3.5", "0", ""]  # numbers stay numbers
+    import pandas as pd
+
+    frame = pd.read_csv(io.StringIO(csv_text(pd.DataFrame(rows[:2]))))
+    assert list(frame["lost_facts"]) == ["'=cmd|' /C calc'!A0", "'+1"]
+    assert list(frame["saved"][:2]) == [-3.5, 0]
+
+
+def test_a_candidate_named_like_a_formula_is_text_in_compare_csv(tmp_path):
+    config = tmp_path / "evil.yaml"
+    config.write_text(
+        "version: 1\ncandidates:\n  - name: '=HYPERLINK(\"x\")'\n    stack: [ToolEvictionPolicy]\n"
+    )
+    out = tmp_path / "c.csv"
+    session = SAMPLES[0]
+    assert main(["compare", str(session), str(config), "--csv", str(out)]) == 0
+    assert "'=HYPERLINK" in out.read_text() and "\n=HYPERLINK" not in out.read_text()
+    assert ",=HYPERLINK" not in out.read_text()
