@@ -9,7 +9,9 @@ environment variable, ``PLAYGROUND_<NAME>`` in capitals, e.g.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass, field, fields
 
 ENV_PREFIX = "PLAYGROUND_"
@@ -110,3 +112,19 @@ def check_stack_size(entries: int) -> None:
 def limits_table() -> list[tuple[str, str, str]]:
     """Every limit's setting, current value and meaning, for ``playground limits``."""
     return [(LIMITS.setting(f.name), _value(f.name), f.metadata["about"]) for f in fields(Limits)]
+
+
+def read_limited(file: str, limit: str) -> bytes:
+    """A regular file's bytes, refused past limit ``limit`` (an attribute of LIMITS): read at most
+    the limit and one byte more, whatever the file system says of its size. A device
+    (``/dev/zero``), a FIFO or a folder is refused before anything is read: OSError."""
+    most = getattr(LIMITS, limit)
+    descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a device, a pipe or a folder)")
+        data = handle.read(most + 1)
+    if len(data) > most:
+        raise over(limit, f"over {most:,} bytes")
+    return data
+

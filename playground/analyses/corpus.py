@@ -27,7 +27,7 @@ from playground.engine.replay import Settings, replay
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_bytes
-from playground.limits import LIMITS
+from playground.limits import LIMITS, LimitError, read_limited
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.stacks.candidates import Candidate
@@ -74,8 +74,7 @@ class Source:
 
     def read(self) -> bytes:
         if self.member is None:
-            with open(self.path, "rb") as handle:
-                return handle.read(LIMITS.max_file_bytes + 1)
+            return read_limited(self.path, "max_file_bytes")
         with zipfile.ZipFile(self.path) as archive, archive.open(self.member) as handle:
             return handle.read(LIMITS.max_file_bytes + 1)
 
@@ -88,9 +87,13 @@ def sources(paths: Sequence[str]) -> tuple[list[Source], list[tuple[str, str]]]:
     for written in paths:
         path = Path(written)
         if path.is_dir():
-            for file in sorted(p for p in path.rglob("*") if p.is_file()):
-                if not any(part.startswith(".") for part in file.relative_to(path).parts):
-                    _add(file, found, passed, listed=False)
+            for file in sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink()):
+                if any(part.startswith(".") for part in file.relative_to(path).parts):
+                    continue
+                if file.is_symlink():  # rglob leaves linked folders alone; linked files too
+                    passed.append((str(file), "a link: not followed out of the folder"))
+                    continue
+                _add(file, found, passed, listed=False)
         elif path.is_file():
             _add(path, found, passed, listed=True)
         else:
@@ -161,6 +164,8 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
         sessions = read_bytes(data, source.label)
     except TranscriptError as error:
         return UnitResult(key, [base | {"error": str(error)}], None)
+    except LimitError as error:
+        return UnitResult(key, [base | {"error": f"{source.label}: {error}"}], None)
     except (OSError, zipfile.BadZipFile) as error:
         return UnitResult(key, [base | {"error": f"{source.label}: cannot read: {error}"}], None)
     counter = counter or TokenCounter(job.settings.model)

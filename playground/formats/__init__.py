@@ -18,7 +18,7 @@ from playground.engine.session import Session, TranscriptError
 from playground.formats import anthropic, langchain, openai_chat, otel, responses
 from playground.formats.builder import too_many_messages
 from playground.formats.json_text import parse_json
-from playground.limits import LIMITS, over
+from playground.limits import LIMITS, LimitError, over, read_limited
 from policies.base import shown
 
 
@@ -26,9 +26,9 @@ def read_path(path: str | os.PathLike) -> list[Session]:
     """Every session in the file at ``path`` (most files hold one)."""
     file = os.fspath(path)
     try:
-        _check_size(os.path.getsize(file), file)
-        with open(file, "rb") as handle:
-            data = handle.read()
+        data = read_limited(file, "max_file_bytes")
+    except LimitError as error:
+        raise TranscriptError(file, "", str(error)) from None
     except OSError as error:
         raise TranscriptError(file, "", error.strerror or str(error)) from None
     return read_bytes(data, file)

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from playground.engine.replay import Settings
-from playground.limits import LIMITS, LimitError, check_stack_size, over
+from playground.limits import LIMITS, LimitError, check_stack_size, over, read_limited
 from playground.measures.must_keep import MustKeep, MustKeepError
 from playground.measures.must_keep import parse as parse_must_keep
 from playground.money.cost import Pricing, PricingError
@@ -141,8 +141,9 @@ def _entry(spec: PolicySpec) -> Any:
 def load_config(path: str | os.PathLike) -> Config:
     file = os.fspath(path)
     try:
-        with open(file, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_limited(file, "max_config_bytes").decode("utf-8")
+    except LimitError as error:
+        raise ConfigError(f"{file}: {error}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"{file}: cannot read: {getattr(error, 'strerror', None) or error}") from None
     return parse_config(text, file)

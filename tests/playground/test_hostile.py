@@ -6,6 +6,7 @@ sees instead. The numbers are the issue's.
 
 import dataclasses
 import json
+import os
 import time
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from tests.playground.openai_stub import ChatStub
 
 SERVER_KEY = "sk-server-environment-key-0123456789"
 PASTED = "sk-pasted-by-the-user-9876543210"
+SAMPLE = Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json"
 STACK = [PolicySpec("CompactionPolicy", {"max_input_tokens": 1_000, "keep_recent": 4})]
 
 
@@ -565,3 +567,58 @@ def test_json_inside_an_otel_attribute_is_held_to_the_bounds_of_a_file(inner, me
     trace = {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "attributes": [attribute]}]}]}]}
     with pytest.raises(TranscriptError, match=message):
         read_bytes(json.dumps(trace).encode(), "trace.json")
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_is_refused_before_it_is_read(device, capsys):
+    for argv in (["replay", device], ["validate", device], ["replay", str(SAMPLE), "--config", device]):
+        assert main(argv) == 2
+        assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, capsys):
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    assert main(["validate", str(fifo)]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+
+
+def test_a_huge_config_is_refused_after_reading_no_more_than_its_limit(tmp_path, capsys, monkeypatch):
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"#" * 30_000_000)
+    real_open = os.fdopen
+    read: list[int] = []
+
+    class Counting:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def read(self, size=-1):
+            data = self.handle.read(size)
+            read.append(len(data))
+            return data
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Counting(real_open(fd, mode)))
+    assert main(["replay", str(SAMPLE), "--config", str(big)]) == 2
+    assert "PLAYGROUND_MAX_CONFIG_BYTES" in capsys.readouterr().err
+    assert sum(read) <= limits.LIMITS.max_config_bytes + 1
+
+
+def test_a_link_in_a_corpus_folder_is_not_followed_out_of_it(tmp_path):
+    from playground.analyses.corpus import sources
+
+    outside = tmp_path / "secret.json"
+    outside.write_text('{"messages": [{"role": "user", "content": "outside"}]}')
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "link.json").symlink_to(outside)
+    (folder / "real.json").write_text(outside.read_text())
+    found, passed = sources([str(folder)])
+    assert [s.label for s in found] == [str(folder / "real.json")]
+    assert passed == [(str(folder / "link.json"), "a link: not followed out of the folder")]
