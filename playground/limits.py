@@ -121,10 +121,12 @@ def read_limited(file: str, limit: str) -> bytes:
     most = getattr(LIMITS, limit)
     descriptor = os.open(file, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens without waiting
     with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
             raise OSError(errno.EINVAL, "not a regular file (a device, a pipe or a folder)")
-        data = handle.read(most + 1)
+        if status.st_size > most:
+            raise over(limit, f"{status.st_size:,} bytes")
+        data = handle.read(most + 1)  # a file that grew since, or a size the system got wrong
     if len(data) > most:
         raise over(limit, f"over {most:,} bytes")
     return data
-

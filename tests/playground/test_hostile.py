@@ -493,7 +493,9 @@ def test_terminal_escapes_never_reach_the_terminal(tmp_path, capsys):
     )
     assert main(["replay", str(session), "--model", "gpt-4o\x1b[31m"]) == 0
     out = capsys.readouterr().out
-    assert "\x1b" not in out and "\x07" not in out and "evil?]0;pwned?" in out
+    assert (
+        "\x1b" not in out and "\x07" not in out and "evil\\x1b]0;pwned\\x07\\x1b[2J" in out
+    )  # shown escaped
 
 
 def test_duplicate_tool_call_ids_are_warned_about():
