@@ -27,6 +27,7 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_file_bytes: int = _limit(50 * 2**20, "one uploaded or read file")
     max_messages: int = _limit(20_000, "messages per session (memory and time grow with messages)")
     max_nesting: int = _limit(200, "JSON nesting depth of a transcript, refused before parsing")
+    max_sessions: int = _limit(1_000, "sessions (runs, samples, subagents) in one file")
     # configs and stacks
     max_config_bytes: int = _limit(2**20, "one config file")
     max_config_nesting: int = _limit(32, "nesting depth of a config file")
@@ -51,6 +52,9 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_corpus_files: int = _limit(100_000, "transcripts in one corpus run (files and zip members)")
     max_app_corpus_messages: int = _limit(
         500_000, "messages the app's Corpus tab replays, counted once per stack (more: playground corpus)"
+    )
+    max_app_corpus_sessions: int = _limit(
+        500, "sessions the app's Corpus tab replays (more: playground corpus)"
     )
 
     @classmethod

@@ -47,7 +47,9 @@ def read_bytes(data: bytes, file: str) -> list[Session]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise TranscriptError(file, f"byte {error.start}", "not UTF-8 text (binary data?)") from None
-    return sessions_from_data(parse_json(text, file), file)
+    sessions = sessions_from_data(parse_json(text, file), file)
+    check_sessions(len(sessions), file)  # whatever the reader, a file's sessions are bounded
+    return sessions
 
 
 def _check_size(size: int, file: str) -> None:
@@ -112,7 +114,15 @@ def _is_run(item: Any) -> bool:
     )
 
 
+def check_sessions(count: int, file: str) -> None:
+    """Refuse a file of more sessions than ``max_sessions`` (before they are built, where the
+    count is known first)."""
+    if count > LIMITS.max_sessions:
+        raise TranscriptError(file, "", str(over("max_sessions", f"the file holds {count:,} sessions")))
+
+
 def _read_runs(runs: list, file: str, stem: str) -> list[Session]:
+    check_sessions(len(runs), file)
     sessions = []
     for i, run in enumerate(runs):
         try:

@@ -21,7 +21,8 @@ from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
 
-@st.cache_data(show_spinner=False, max_entries=4096)
+# sized to the tab's budget: every session under the stack and every candidate, kept across reruns
+@st.cache_data(show_spinner=False, max_entries=LIMITS.max_app_corpus_sessions * (LIMITS.max_candidates + 1))
 def _figures(key: tuple[str, str], _session: Session, _job: Job, _api_key: str | None) -> list[dict]:
     """One session's figures under each stack, kept by (content hash, job digest): a row per
     stack, small, so a corpus of runs costs its replays once."""
@@ -47,6 +48,12 @@ def show(
         st.info("Upload several transcripts, or a file of several runs, to replay them all here.")
         return
     stacks = (Candidate(EDITING, tuple(editing)), *candidates_panel.candidates())
+    if len(choices) > LIMITS.max_app_corpus_sessions:
+        st.warning(
+            f"{len(choices):,} sessions: the page replays at most {LIMITS.max_app_corpus_sessions:,} "
+            "(PLAYGROUND_MAX_APP_CORPUS_SESSIONS). Run `playground corpus` on the files instead."
+        )
+        return
     work = len(stacks) * sum(len(session.messages) for _, session in choices)
     if work > LIMITS.max_app_corpus_messages:
         st.warning(

@@ -624,3 +624,16 @@ def test_a_link_in_a_corpus_folder_is_not_followed_out_of_it(tmp_path):
     found, passed = sources([str(folder)])
     assert [s.label for s in found] == [str(folder / "real.json")]
     assert passed == [(str(folder / "link.json"), "a link: not followed out of the folder")]
+
+
+def test_a_file_of_more_runs_than_max_sessions_is_refused_by_name(monkeypatch):
+    one = {"messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "a"}]}
+    data = json.dumps({"runs": [one] * 1_001}).encode()
+    started = time.perf_counter()
+    with pytest.raises(
+        TranscriptError, match=r"1,001 sessions; the limit is 1,000 \(PLAYGROUND_MAX_SESSIONS\)"
+    ):
+        read_bytes(data, "many.json")
+    assert time.perf_counter() - started < 1.0
+    monkeypatch.setattr(limits.LIMITS, "max_sessions", 2_000)
+    assert len(read_bytes(data, "many.json")) == 1_001

@@ -643,3 +643,17 @@ def test_a_config_with_code_in_its_text_exports_it_as_a_literal_and_every_tab_dr
     ).run()
     assert not at.exception
     assert any("lone surrogate" in error.value for error in at.error)
+
+
+def test_a_corpus_of_more_sessions_than_the_page_replays_is_sent_to_the_cli(monkeypatch):
+    from playground import limits
+    from tests.builders import runs_of_samples
+
+    monkeypatch.setattr(limits.LIMITS, "max_app_corpus_sessions", 4)
+    at = start()
+    data = runs_of_samples(*CORPUS_SAMPLES)
+    at.file_uploader(key="session_uploads").set_value([("runs.json", data, "application/json")]).run()
+    view(at, "Corpus")
+    assert not at.exception and not at.dataframe
+    warning = next(w.value for w in at.warning if "PLAYGROUND_MAX_APP_CORPUS_SESSIONS" in w.value)
+    assert "5 sessions: the page replays at most 4" in warning and "playground corpus" in warning
