@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +32,7 @@ from playground.limits import LIMITS, LimitError, read_limited
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.stacks.candidates import Candidate
+from policies.base import shown
 
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
 # the per-session figures a corpus report reads (metrics.totals names)
@@ -320,10 +322,7 @@ def _on_dask(todo: list[tuple[Source, str]], job: Job, scheduler: Any) -> Iterat
     except ImportError:
         raise CorpusError("--scheduler needs Dask distributed: pip install '.[dask]'") from None
     owned = isinstance(scheduler, str)
-    try:
-        client = Client(scheduler, timeout=30) if owned else scheduler
-    except OSError as error:
-        raise CorpusError(f"--scheduler {scheduler}: cannot reach the cluster ({error})") from None
+    client = _connect(Client, scheduler) if owned else scheduler
     try:
         shared = client.scatter(job, broadcast=True)
         futures = [client.submit(_dask_unit, source, shared, key, pure=False) for source, key in todo]
@@ -333,6 +332,43 @@ def _on_dask(todo: list[tuple[Source, str]], job: Job, scheduler: Any) -> Iterat
     finally:
         if owned:
             client.close()
+
+
+SCHEDULER_SECONDS = 30.0  # connecting to a scheduler and its first answer, together
+_ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}")
+
+
+def _connect(client_class: Any, address: str) -> Any:
+    """A client of the scheduler at ``address``, which answered within SCHEDULER_SECONDS; a
+    CorpusError naming the address otherwise (a server that accepts and never answers too)."""
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import TimeoutError as Late
+
+    if not _ADDRESS.fullmatch(address):
+        raise CorpusError(f"--scheduler {shown(address)}: not a scheduler address; write tcp://HOST:PORT")
+
+    def connect() -> Any:
+        client = client_class(address, timeout=SCHEDULER_SECONDS)
+        client.scheduler_info()  # the handshake done: the scheduler answers
+        return client
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="dask-connect")
+    attempt = pool.submit(connect)
+    pool.shutdown(wait=False)  # a scheduler that never answers keeps only this thread
+    try:
+        return attempt.result(timeout=SCHEDULER_SECONDS)
+    except Late:
+        raise CorpusError(
+            f"--scheduler {address}: no answer within {SCHEDULER_SECONDS:g} s (is it a Dask scheduler?)"
+        ) from None
+    except (OSError, ValueError, TypeError) as error:
+        raise CorpusError(
+            f"--scheduler {address}: cannot reach the cluster ({printable_error(error)})"
+        ) from None
+
+
+def printable_error(error: Exception) -> str:
+    return " ".join(str(error).split())[:200]
 
 
 def _write(root: Path, result: UnitResult) -> None:

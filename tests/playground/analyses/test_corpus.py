@@ -193,3 +193,26 @@ def _words(command: str) -> list[str]:
     script = 'set -f; eval "set -- $1"; for w in "$@"; do printf "%s\\0" "$w"; done'
     result = subprocess.run(["bash", "-c", script, "_", line], capture_output=True, text=True, check=True)
     return result.stdout.split("\0")
+
+
+@pytest.mark.parametrize("address", ["http://127.0.0.1:8786", "garbage", "tcp://host", "tcp://a b:1"])
+def test_a_scheduler_address_that_is_not_one_is_refused_by_name(address, corpus, capsys):
+    assert main(["corpus", str(corpus), "--scheduler", address]) == 2
+    err = capsys.readouterr().err
+    assert "not a scheduler address" in err and "\n" not in err.strip()
+
+
+def test_a_scheduler_that_accepts_and_never_answers_is_given_up_on_in_time(corpus, capsys, monkeypatch):
+    import socket
+    import time
+
+    monkeypatch.setattr("playground.analyses.corpus.SCHEDULER_SECONDS", 2.0)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        started = time.monotonic()
+        assert main(["corpus", str(corpus), "--scheduler", address]) == 2
+        assert time.monotonic() - started < 10
+    err = capsys.readouterr().err
+    assert address in err and ("no answer within 2 s" in err or "cannot reach" in err)
