@@ -19,7 +19,7 @@ import re
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ from playground.engine.replay import Settings, replay
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_bytes
-from playground.limits import LIMITS, LimitError, read_limited
+from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.stacks.candidates import Candidate
@@ -109,8 +109,18 @@ def _add(file: Path, found: list[Source], passed: list[tuple[str, str]], listed:
     if suffix == ".zip":
         try:
             with zipfile.ZipFile(file) as archive:
+                inflated = 0
                 for info in archive.infolist():
                     if info.is_dir() or not info.filename.lower().endswith(TRANSCRIPT_SUFFIXES):
+                        continue
+                    inflated += info.file_size  # as the archive says: a member reads no further
+                    if inflated > LIMITS.max_archive_bytes:
+                        passed.append(
+                            (
+                                f"{file}:{info.filename}",
+                                str(over("max_archive_bytes", "the archive's transcripts inflate past it")),
+                            )
+                        )
                         continue
                     if info.file_size > LIMITS.max_file_bytes:
                         passed.append(
@@ -145,8 +155,16 @@ class Job:
         return hashlib.sha256(json.dumps(data, default=str, sort_keys=True).encode()).hexdigest()
 
 
+def _storable(name: str) -> str:
+    """A name as Parquet can hold it (UTF-8): a byte of a non-UTF-8 file name, or half a
+    character in a session's name, is written as its escape (``\\udcff``), visibly."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def unit_key(source: Source, job_digest: str) -> str:
-    return hashlib.sha256(f"{source.label}\0{source.stamp}\0{job_digest}".encode()).hexdigest()[:24]
+    return hashlib.sha256(
+        f"{source.label}\0{source.stamp}\0{job_digest}".encode("utf-8", "surrogatepass")
+    ).hexdigest()[:24]
 
 
 @dataclass
@@ -160,20 +178,21 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
     """Every session of ``source`` under every stack of ``job``: figures and per-turn rows."""
     import pandas as pd
 
-    base = {"source": source.label, "session_index": -1, "session": "", "stack": "", "stack_index": -1}
+    label = _storable(source.label)
+    base = {"source": label, "session_index": -1, "session": "", "stack": "", "stack_index": -1}
     try:
         data = source.read()
-        sessions = read_bytes(data, source.label)
+        sessions = read_bytes(data, label)
     except TranscriptError as error:
         return UnitResult(key, [base | {"error": str(error)}], None)
     except LimitError as error:
-        return UnitResult(key, [base | {"error": f"{source.label}: {error}"}], None)
+        return UnitResult(key, [base | {"error": f"{label}: {error}"}], None)
     except (OSError, zipfile.BadZipFile) as error:
-        return UnitResult(key, [base | {"error": f"{source.label}: cannot read: {error}"}], None)
+        return UnitResult(key, [base | {"error": f"{label}: cannot read: {error}"}], None)
     counter = counter or TokenCounter(job.settings.model)
     rows, frames = [], []
     for index, session in enumerate(sessions):
-        named = {"source": source.label, "session_index": index, "session": session.name}
+        named = {"source": label, "session_index": index, "session": _storable(session.name)}
         for row, frame in session_figures(session, job, counter):
             rows.append(named | row)
             if frame is not None:
@@ -231,6 +250,7 @@ class RunFigures:
     skipped: int  # finished by an earlier run (resume)
     done: int = 0
     seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)  # what the user should hear (a resume's changes)
 
 
 def run_corpus(
@@ -243,7 +263,12 @@ def run_corpus(
     scheduler: Any = None,
     progress: Callable[[RunFigures], None] | None = None,
 ) -> RunFigures:
-    """Replay every unit under every stack of ``job`` and write the rows under ``out``."""
+    """Replay every unit under every stack of ``job`` and write the rows under ``out``.
+
+    A run lists what it wrote in ``OUT/manifest.json`` (the job, the inputs, each file with
+    its hash): it deletes, resumes from and reads only those files, never another run's or
+    a user's. ``resume`` with other stacks or settings is refused; with changed inputs it
+    replays what changed and says so in ``notes``."""
     root = Path(out)
     for folder in ("sessions", "turns"):
         try:
@@ -251,24 +276,108 @@ def run_corpus(
         except OSError as error:
             raise CorpusError(f"{root}: cannot write results there ({error.strerror or error})") from None
     digest = job.digest()
-    if not resume:
-        for old in (*root.glob("sessions/*.parquet"), *root.glob("turns/*.parquet")):
-            old.unlink()
-    todo = []
-    for source in units:
-        key = unit_key(source, digest)
-        if not (resume and (root / "sessions" / f"{key}.parquet").exists()):
-            todo.append((source, key))
-    figures = RunFigures(len(units), len(units) - len(todo))
+    manifest = Manifest.read(root)
+    notes: list[str] = []
+    if resume and manifest.job and manifest.job != digest:
+        raise CorpusError(
+            f"{root}: --resume: the stacks, settings or must-keep facts differ from that run's; "
+            "run without --resume (its results are replaced)"
+        )
+    wanted = {unit_key(source, digest): source for source in units}
+    kept = {key: entry for key, entry in manifest.units.items() if resume and key in wanted}
+    kept = {key: entry for key, entry in kept.items() if manifest.intact(root, key)}
+    if resume and manifest.job:
+        changed = len(wanted) - len(kept)
+        gone = len(set(manifest.units) - set(wanted))
+        if changed or gone:
+            notes.append(
+                f"--resume: {changed:,} input(s) new, changed or unfinished since that run are replayed"
+                + (
+                    f"; {gone:,} earlier result(s), of inputs changed or no longer given, dropped"
+                    if gone
+                    else ""
+                )
+            )
+    for key in set(manifest.units) - set(kept):
+        manifest.remove(root, key)
+    manifest = Manifest(digest, kept)
+    manifest.write(root)
+    todo = [(source, key) for key, source in wanted.items() if key not in kept]
+    figures = RunFigures(len(units), len(units) - len(todo), notes=notes)
     started = time.monotonic()
-    for result in _results(todo, job, workers, scheduler):
-        _write(root, result)
-        figures.done += 1
-        figures.seconds = time.monotonic() - started
-        if progress:
-            progress(figures)
+    try:
+        for result in _results(todo, job, workers, scheduler):
+            manifest.units[result.key] = _write(root, result)
+            manifest.write(root, every=5.0)
+            figures.done += 1
+            figures.seconds = time.monotonic() - started
+            if progress:
+                progress(figures)
+    finally:  # an interrupted run lists what it finished, for --resume
+        manifest.write(root)
     figures.seconds = time.monotonic() - started
     return figures
+
+
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class Manifest:
+    """What one corpus run wrote under its folder: the job's digest and, per unit key, the
+    files written with their SHA-256 (nothing else in the folder is this run's)."""
+
+    job: str = ""
+    units: dict[str, dict[str, str]] = field(default_factory=dict)
+    written_at: float = 0.0
+
+    @classmethod
+    def read(cls, root: Path) -> Manifest:
+        """The folder's manifest, or an empty one (none, or not one this code wrote)."""
+        try:
+            data = json.loads((root / MANIFEST).read_bytes()[: 64 * 2**20])
+        except (OSError, ValueError):
+            return cls()
+        units = data.get("units") if isinstance(data, dict) else None
+        if not isinstance(units, dict) or not isinstance(data.get("job"), str):
+            return cls()
+        good = {
+            key: files
+            for key, files in units.items()
+            if _UNIT_KEY.fullmatch(str(key))
+            and isinstance(files, dict)
+            and all(part in ("sessions", "turns") and isinstance(h, str) for part, h in files.items())
+        }
+        return cls(data["job"], good)
+
+    def intact(self, root: Path, key: str) -> bool:
+        """Every file of unit ``key`` is there and is what this run wrote."""
+        return all(
+            _sha256(root / part / f"{key}.parquet") == hashed for part, hashed in self.units[key].items()
+        )
+
+    def remove(self, root: Path, key: str) -> None:
+        for part in ("sessions", "turns"):
+            (root / part / f"{key}.parquet").unlink(missing_ok=True)
+
+    def write(self, root: Path, every: float = 0.0) -> None:
+        """Written whole (a part file renamed over it); at most once per ``every`` seconds."""
+        if every and time.monotonic() - self.written_at < every:
+            return
+        part = root / f"{MANIFEST}.part"
+        part.write_text(json.dumps({"format": 1, "job": self.job, "units": self.units}), encoding="utf-8")
+        os.replace(part, root / MANIFEST)
+        self.written_at = time.monotonic()
+
+
+_UNIT_KEY = re.compile(r"[0-9a-f]{24}")
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _results(todo: list[tuple[Source, str]], job: Job, workers: int, scheduler: Any) -> Iterator[UnitResult]:
@@ -371,25 +480,41 @@ def printable_error(error: Exception) -> str:
     return " ".join(str(error).split())[:200]
 
 
-def _write(root: Path, result: UnitResult) -> None:
+def _write(root: Path, result: UnitResult) -> dict[str, str]:
+    """The unit's files, each written whole; their hashes, for the manifest."""
     import pandas as pd
 
+    written = {}
     if result.turns is not None:
-        _atomic_parquet(result.turns, root / "turns" / f"{result.key}.parquet")
-    _atomic_parquet(pd.DataFrame(result.sessions), root / "sessions" / f"{result.key}.parquet")
+        written["turns"] = _atomic_parquet(result.turns, root / "turns" / f"{result.key}.parquet")
+    written["sessions"] = _atomic_parquet(
+        pd.DataFrame(result.sessions), root / "sessions" / f"{result.key}.parquet"
+    )
+    return written
 
 
-def _atomic_parquet(frame: Any, target: Path) -> None:
+def _atomic_parquet(frame: Any, target: Path) -> str:
+    """Written whole or not at all (a full disk leaves no part file); its SHA-256."""
     part = target.with_suffix(".part")
-    frame.to_parquet(part, index=False)
-    os.replace(part, target)
+    try:
+        frame.to_parquet(part, index=False)
+        os.replace(part, target)
+    except OSError as error:
+        part.unlink(missing_ok=True)
+        raise CorpusError(f"{target}: cannot write ({error.strerror or error})") from None
+    return hashlib.sha256(target.read_bytes()).hexdigest()
 
 
 def read_sessions(out: str | os.PathLike) -> Any:
     """Every figures row a run wrote under ``out``, sorted by source, session and stack."""
     import pandas as pd
 
-    files = sorted(Path(out, "sessions").glob("*.parquet"))
+    root = Path(out)
+    manifest = Manifest.read(root)
+    for key in manifest.units:
+        if not manifest.intact(root, key):
+            raise CorpusError(f"{root / 'sessions' / key}.parquet: changed or gone since the run wrote it")
+    files = [root / "sessions" / f"{key}.parquet" for key in sorted(manifest.units)]
     if not files:
         return pd.DataFrame(columns=["source", "session_index", "session", "stack", "stack_index", "error"])
     frame = pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)

@@ -285,6 +285,8 @@ def run_corpus_command(args: argparse.Namespace) -> int:
     )
     if tty:
         print(file=sys.stderr)
+    for note in figures.notes:
+        print(f"playground: note: {printable(note)}", file=sys.stderr)
     frame = read_sessions(args.out)
     names = [s.name for s in stacks]
     ran = f"{figures.done} ran in {figures.seconds:.1f} s" + (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
 import threading
@@ -80,6 +81,8 @@ def find_price(model: str, provider: str | None = None) -> Price | None:
     if key in stored:
         return stored[key] and _price_of(stored[key])
     price = _looked_up(model, provider)
+    if len(key) > MAX_STORED_NAME or len(stored) >= MAX_STORED_LOOKUPS:
+        return price  # looked up, not kept: a name of any length is not stored forever
     with _STORING:  # what other lookups stored meanwhile is kept: the file is read again
         stored = _stored_prices()
         stored[key] = None if price is None else asdict(price)
@@ -163,10 +166,20 @@ def _prices_file() -> Path:
     return default_cache_dir() / f"prices-genai-prices-{metadata.version('genai-prices')}.json"
 
 
+MAX_STORED_LOOKUPS = 2_000  # models and providers kept in the file
+MAX_STORED_NAME = 200  # characters of a model and provider name worth keeping
+MAX_PRICES_FILE = 4 * 2**20  # bytes: what 2,000 lookups take, with room
+
+
 def _stored_prices() -> dict[str, Any]:
-    """The lookups stored so far; none where the file is missing or not what we wrote."""
+    """The lookups stored so far; none where the file is missing, too big, or not what we
+    wrote (a rate that is negative, not a number or infinite; a name that is not text)."""
     try:
-        stored = json.loads(_prices_file().read_text())
+        with open(_prices_file(), "rb") as handle:
+            data = handle.read(MAX_PRICES_FILE + 1)
+        if len(data) > MAX_PRICES_FILE:
+            return {}
+        stored = json.loads(data)
     except (OSError, ValueError):
         return {}
     return stored if isinstance(stored, dict) and all(_well_formed(v) for v in stored.values()) else {}
@@ -186,11 +199,19 @@ def _well_formed(record: Any) -> bool:
         return False
     tiers = len(price.thresholds) + 1
     keys = {_tier_key(tier, hour) for tier in range(tiers) for hour in (False, True)}
+    names = (price.model, price.provider, price.provider_name)
     return (
-        all(isinstance(t, int) for t in price.thresholds)
+        all(isinstance(name, str) and len(name) <= MAX_STORED_NAME for name in names)
+        and (price.context_window is None or type(price.context_window) is int)
+        and all(type(t) is int and t > 0 for t in price.thresholds)
         and price.rates.keys() == keys
-        and all(len(r) == 4 and all(isinstance(x, float | int) for x in r) for r in price.rates.values())
+        and all(len(r) == 4 and all(_rate(x) for x in r) for r in price.rates.values())
     )
+
+
+def _rate(value: Any) -> bool:
+    """A price per token: a finite number, not negative."""
+    return type(value) in (int, float) and math.isfinite(value) and value >= 0
 
 
 def _store_prices(stored: dict[str, Any]) -> None:

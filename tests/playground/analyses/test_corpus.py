@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from playground.analyses.corpus import Job, read_sessions, run_corpus, sources
+from playground.analyses.corpus import CorpusError, Job, read_sessions, run_corpus, sources
 from playground.cli.main import main
 from playground.engine.replay import Settings
 from playground.money.cost import Pricing
@@ -216,3 +216,91 @@ def test_a_scheduler_that_accepts_and_never_answers_is_given_up_on_in_time(corpu
         assert time.monotonic() - started < 10
     err = capsys.readouterr().err
     assert address in err and ("no answer within 2 s" in err or "cannot reach" in err)
+
+
+def test_a_run_deletes_and_reads_only_the_files_its_manifest_lists(corpus, tmp_path, capsys):
+    found, _ = sources([str(corpus)])
+    out = tmp_path / "out"
+    (out / "sessions").mkdir(parents=True)
+    mine = out / "sessions" / "my-own-notes.parquet"
+    pd.DataFrame({"x": [1]}).to_parquet(mine)
+    run_corpus(found, JOB, out)
+    assert mine.exists()  # a user's file is not the run's to delete
+    forged = out / "sessions" / ("f" * 24 + ".parquet")
+    pd.DataFrame({"source": ["forged"], "session_index": [0], "stack_index": [0]}).to_parquet(forged)
+    frame = read_sessions(out)
+    assert "forged" not in set(frame["source"]) and len(frame) == len(_figures(out))
+    run_corpus(found, JOB, out)  # again, not resuming: its own files replaced, the others kept
+    assert mine.exists() and forged.exists()
+
+
+def test_a_tampered_result_is_named_not_read(corpus, tmp_path):
+    found, _ = sources([str(corpus)])
+    out = tmp_path / "out"
+    run_corpus(found, JOB, out)
+    victim = sorted((out / "sessions").glob("*.parquet"))[0]
+    victim.write_bytes(b"not parquet at all")
+    with pytest.raises(CorpusError, match="changed or gone since the run wrote it"):
+        read_sessions(out)
+    figures = run_corpus(found, JOB, out, resume=True)  # a resume replays what was tampered with
+    assert figures.done == 1 and figures.skipped == len(found) - 1
+    assert len(read_sessions(out)) == len(_figures(tmp_path / "out"))
+
+
+def test_resume_with_other_stacks_is_refused_and_changed_inputs_are_said(corpus, tmp_path):
+    found, _ = sources([str(corpus)])
+    out = tmp_path / "out"
+    run_corpus(found, JOB, out)
+    other = Job(STACKS[:1], Settings(), Pricing())
+    with pytest.raises(CorpusError, match="--resume: the stacks, settings or must-keep facts differ"):
+        run_corpus(found, other, out, resume=True)
+    (corpus / "leave_request_hr.json").write_text((SAMPLES / "data_analyst_orders.jsonl").read_text())
+    os.utime(corpus / "leave_request_hr.json", ns=(1, 1))
+    found, _ = sources([str(corpus)])
+    figures = run_corpus(found, JOB, out, resume=True)
+    assert figures.done == 1
+    assert figures.notes == [
+        "--resume: 1 input(s) new, changed or unfinished since that run are replayed; "
+        "1 earlier result(s), of inputs changed or no longer given, dropped"
+    ]
+
+
+def test_a_full_disk_leaves_no_part_file_and_one_line(corpus, tmp_path, monkeypatch):
+    found, _ = sources([str(corpus)])
+
+    def full(self, path, **kwargs):
+        Path(path).write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    with pytest.raises(CorpusError, match="cannot write \\(No space left on device\\)"):
+        run_corpus(found, JOB, tmp_path / "out")
+    assert not list((tmp_path / "out").rglob("*.part"))
+
+
+def test_a_file_name_that_is_not_utf8_or_half_a_character_is_kept_escaped_and_the_rest_go_on(tmp_path):
+    root = tmp_path / "c"
+    root.mkdir()
+    shutil.copy(SAMPLES / "leave_request_hr.json", root / "a.json")
+    (root / os.fsdecode(b"bad\xff.json")).write_bytes((SAMPLES / "leave_request_hr.json").read_bytes())
+    half = '{"name": "half \\ud800", "messages": [{"role": "user", "content": "u"}, '
+    (root / "z.json").write_text(half + '{"role": "assistant", "content": "a"}]}')
+    found, _ = sources([str(root)])
+    run_corpus(found, JOB, tmp_path / "out")
+    frame = read_sessions(tmp_path / "out")
+    assert len(set(frame["source"])) == 3
+    assert any("bad\\udcff.json" in s for s in frame["source"])
+    assert "half \\ud800" in set(frame["session"])
+
+
+def test_an_archive_inflating_past_its_budget_is_passed_over_by_member(tmp_path, monkeypatch):
+    from playground import limits
+
+    monkeypatch.setattr(limits.LIMITS, "max_archive_bytes", 120_000)
+    blob = (SAMPLES / "leave_request_hr.json").read_bytes()
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        for n in range(4):
+            archive.writestr(f"run{n}.json", blob + b" " * 10_000)
+    found, passed = sources([str(tmp_path / "bomb.zip")])
+    assert len(found) == 2  # 2 x 51,897 bytes fit in 120,000; the next two do not
+    assert passed and all("PLAYGROUND_MAX_ARCHIVE_BYTES" in reason for _, reason in passed)

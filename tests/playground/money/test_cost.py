@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -259,3 +260,42 @@ def test_lookups_made_at_once_by_the_app_threads_are_all_kept(tmp_path, monkeypa
         pricing.find_price.cache_clear()
     assert sorted(pricing._stored_prices()) == sorted(f"{m}\n" for m in models)
     assert [p.name for p in tmp_path.iterdir()] == [pricing._prices_file().name]
+
+
+def _stored_gpt_4o(tmp_path, monkeypatch) -> dict:
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
+    pricing.find_price.cache_clear()
+    find_price("gpt-4o")
+    pricing.find_price.cache_clear()
+    return json.loads(pricing._prices_file().read_text())
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda r: r["rates"]["0 0"].__setitem__(0, -1e-6),  # a negative rate (a run reported -$0.137)
+        lambda r: r["rates"]["0 0"].__setitem__(1, float("nan")),
+        lambda r: r["rates"]["0 0"].__setitem__(3, float("inf")),
+        lambda r: r.__setitem__("provider", ["not", "a", "name"]),  # was a TypeError
+        lambda r: r.__setitem__("model", "m" * 5_000),
+        lambda r: r.__setitem__("thresholds", [-5]),
+    ],
+)
+def test_a_forged_price_file_is_not_believed(tmp_path, monkeypatch, forge):
+    stored = _stored_gpt_4o(tmp_path, monkeypatch)
+    forge(stored["gpt-4o\n"])
+    pricing._prices_file().write_text(json.dumps(stored))
+    try:
+        price = find_price("gpt-4o")
+    finally:
+        pricing.find_price.cache_clear()
+    assert price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+
+
+def test_a_huge_price_file_is_not_read_and_long_names_are_not_stored(tmp_path, monkeypatch):
+    _stored_gpt_4o(tmp_path, monkeypatch)
+    pricing._prices_file().write_text(" " * (pricing.MAX_PRICES_FILE + 10))
+    assert pricing._stored_prices() == {}
+    assert find_price("x" * 10_000) is None
+    pricing.find_price.cache_clear()
+    assert not any(len(key) > 1_000 for key in pricing._stored_prices())
