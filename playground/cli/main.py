@@ -284,10 +284,35 @@ def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> 
     print(f"  tool calls:      {session.tool_calls:,}")
     print(f"  assistant turns: {session.turns:,}")
     print(f"  raw tokens:      {counter.total(session.messages):,} ({printable(counter.encoding_note)})")
-    print(f"  recorded usage:  {'yes, ' + str(len(session.usage)) + ' replies' if session.usage else 'no'}")
+    print(f"  recorded usage:  {_recorded(session)}")
+    if session.models:
+        print(f"  model:           {printable(session.recorded_model)}")
+    if session.parent:
+        print(f"  subagent of:     {printable(session.parent)}")
+    for compaction in session.compactions:
+        before = f", {compaction.pre_tokens:,} tokens before" if compaction.pre_tokens is not None else ""
+        print(
+            f"  compaction:      before message {compaction.at} ({printable(compaction.trigger or 'trigger not recorded')}"
+            f"{before}; summary {len(compaction.summary):,} characters)"
+        )
     print(f"  warnings:        {len(problems)}")
     for problem in problems:
         print(f"    - {printable(problem)}")
+
+
+def _recorded(session: Session) -> str:
+    """What the file records of the provider's counts, summed over the replies."""
+    if not session.usage:
+        return "no"
+    parts = [f"{len(session.usage):,} replies, {sum(session.usage.values()):,} prompt tokens"]
+    for label, figures in (
+        ("cache reads", session.cache_reads),
+        ("cache writes", session.cache_writes),
+        ("output", session.outputs),
+    ):
+        if figures:
+            parts.append(f"{sum(figures.values()):,} {label}")
+    return ", ".join(parts)
 
 
 def _replay(args: argparse.Namespace) -> int:

@@ -29,13 +29,29 @@ class ReadWarning:
 
 
 @dataclass(frozen=True)
+class RecordedCompaction:
+    """A compaction the recording agent ran itself: before raw message ``at`` it replaced
+    what it sent with ``summary`` (Claude Code's compact_boundary and its summary line,
+    Codex's compacted item); ``kept`` holds what it sent besides, where the file says."""
+
+    at: int
+    trigger: str = ""  # auto, manual, or as the file says
+    pre_tokens: int | None = None  # the context's size before, as the agent counted it
+    summary: str = ""
+    kept: tuple[Message, ...] = ()
+
+
+@dataclass(frozen=True)
 class Session:
     """The raw history of one recorded session.
 
     ``usage`` maps the raw index of an assistant message to the prompt tokens its
     provider reported for that inference, ``cache_reads`` the part of them it read from its
     prompt cache, ``times`` when the reply was recorded (Unix seconds); ``tools`` are the tool definitions the
-    session recorded (sent with every request).
+    session recorded (sent with every request). Where the file records them, ``cache_writes``
+    (prompt tokens written to the cache), ``outputs`` (reply tokens) and ``models`` (the model
+    that answered) are kept per reply too; ``compactions`` are the agent's own, and ``parent``
+    names the session a subagent's session was started from.
     """
 
     name: str
@@ -47,6 +63,21 @@ class Session:
     tools: tuple[dict, ...] = ()
     warnings: tuple[ReadWarning, ...] = ()
     file: str = ""
+    cache_writes: dict[int, int] = field(default_factory=dict)
+    outputs: dict[int, int] = field(default_factory=dict)
+    models: dict[int, str] = field(default_factory=dict)
+    compactions: tuple[RecordedCompaction, ...] = ()
+    parent: str = ""
+
+    @property
+    def recorded_model(self) -> str:
+        """The model that answered most of the replies, where the file records it."""
+        if not self.models:
+            return ""
+        counts: dict[str, int] = {}
+        for model in self.models.values():
+            counts[model] = counts.get(model, 0) + 1
+        return max(counts, key=counts.__getitem__)
 
     @property
     def tool_calls(self) -> int:
@@ -69,4 +100,6 @@ class Session:
             digest.update(repr((m.role, m.content, m.tool_calls, m.tool_call_ids, m.name)).encode())
         digest.update(repr((sorted(self.usage.items()), self.tools)).encode())
         digest.update(repr((sorted(self.cache_reads.items()), sorted(self.times.items()))).encode())
+        recorded = (self.cache_writes, self.outputs, self.models)
+        digest.update(repr([sorted(d.items()) for d in recorded] + [self.compactions, self.parent]).encode())
         return digest.hexdigest()[:16]

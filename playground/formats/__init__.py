@@ -15,7 +15,7 @@ import os
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats import anthropic, langchain, openai_chat, otel, responses
+from playground.formats import anthropic, claude_code, codex, langchain, openai_chat, otel, responses
 from playground.formats.builder import too_many_messages
 from playground.formats.json_text import parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
@@ -66,7 +66,7 @@ def _looks_utf16(data: bytes) -> bool:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 # what the readers know, said when a file is none of them
 READABLE = (
-    "OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "Claude Code sessions, Codex CLI rollouts, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
     "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON), "
     "and lists or {runs: [...]} of any of them"
 )
@@ -98,6 +98,10 @@ def sessions_from_data(data: Any, file: str) -> list[Session]:
     if isinstance(data, list):
         if not data:
             raise TranscriptError(file, "", "an empty list: no messages")
+        if claude_code.looks_like(data):
+            return claude_code.read(data, file)
+        if codex.looks_like(data):
+            return codex.read(data, file)
         if all(_is_run(item) for item in data):
             return _read_runs(data, file, stem)
         return [read_messages(data, file, stem)]

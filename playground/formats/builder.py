@@ -7,7 +7,7 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
-from playground.engine.session import ReadWarning, Session, TranscriptError
+from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
 from playground.limits import LIMITS, over
 from policies.base import shown
 from policies.messages import Message, ToolCall
@@ -40,6 +40,11 @@ class SessionBuilder:
         self.usage: dict[int, int] = {}
         self.cache_reads: dict[int, int] = {}
         self.times: dict[int, float] = {}
+        self.cache_writes: dict[int, int] = {}
+        self.outputs: dict[int, int] = {}
+        self.models: dict[int, str] = {}
+        self.compactions: list[RecordedCompaction] = []
+        self.parent = ""
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
         self.where = ""  # the item being read: readers set it, so a checked field can name its place
@@ -63,6 +68,9 @@ class SessionBuilder:
         cache_read: int | None = None,
         time: float | None = None,
         thinking: str = "",
+        cache_write: int | None = None,
+        output: int | None = None,
+        model: str | None = None,
     ) -> None:
         index = len(self.messages)
         if name is not None and not isinstance(name, str):
@@ -94,6 +102,12 @@ class SessionBuilder:
             self.cache_reads[index] = cache_read
         if time is not None:
             self.times[index] = time
+        if cache_write is not None:
+            self.cache_writes[index] = cache_write
+        if output is not None:
+            self.outputs[index] = output
+        if model:
+            self.models[index] = self._valid_text(model, "model")[:200]
 
     def last_is_open_assistant(self) -> bool:
         """Whether the last message is an assistant reply that more calls may still join."""
@@ -196,7 +210,18 @@ class SessionBuilder:
             tools=self.tools,
             warnings=tuple(self.warnings),
             file=self.file,
+            cache_writes=self.cache_writes,
+            outputs=self.outputs,
+            models=self.models,
+            compactions=tuple(self.compactions),
+            parent=self.parent,
         )
+
+    def warn_counts(self, what: str, counts: dict[str, int]) -> None:
+        """One warning for many lines passed over: ``what`` and each kind's count."""
+        if counts:
+            listed = ", ".join(f"{kind} {n:,}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+            self.warn("", f"{what} ({sum(counts.values()):,}): {listed}")
 
 
 # (field, subfield) of a usage object that holds cached prompt tokens, by provider

@@ -1,0 +1,232 @@
+"""Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``).
+
+One JSON object per line. ``user`` and ``assistant`` lines carry an Anthropic Messages
+``message``; an API response is written one content block per line, each line repeating the
+call's ``usage``, so lines sharing a ``message.id`` are one call (the last line's
+``output_tokens`` is final). Tool results come back as ``tool_result`` blocks in user lines.
+Subagents run in side chains (``isSidechain``, a chain per task, in the main file up to 1.x
+and in ``subagents/agent-*.jsonl`` files from 2.x): each becomes a session of its own,
+after the main one. ``compact_boundary`` lines and the ``isCompactSummary`` line after them
+are the agent's own compactions. Every other line type is passed over and counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from playground.engine.session import RecordedCompaction, Session, TranscriptError
+from playground.formats.builder import SessionBuilder, arguments_text
+from policies.messages import ToolCall
+
+MESSAGE_TYPES = ("user", "assistant")
+SYNTHETIC_MODEL = "<synthetic>"  # Claude Code's own error replies: no API call was made
+
+
+def looks_like(items: list) -> bool:
+    """A list of Claude Code lines: objects with a line ``type`` and a ``sessionId`` or ``uuid``."""
+    return any(
+        isinstance(item, dict)
+        and item.get("type") in MESSAGE_TYPES
+        and isinstance(item.get("message"), dict)
+        and ("sessionId" in item or "uuid" in item)
+        for item in items[:50]
+    )
+
+
+def read(items: list, file: str) -> list[Session]:
+    """The main session, then one session per subagent chain (in the order they started)."""
+    lines = [(n, item) for n, item in enumerate(items, start=1) if isinstance(item, dict)]
+    titles = [
+        i["summary"] for _, i in lines if i.get("type") == "summary" and isinstance(i.get("summary"), str)
+    ]
+    root_of = _chain_roots(lines)
+    # a compaction's summary belongs with its boundary, in the main chain, whatever it is flagged
+    main = [(n, i) for n, i in lines if not i.get("isSidechain") or i.get("isCompactSummary")]
+    chains: dict[str, list[tuple[int, dict]]] = {}
+    for n, item in lines:
+        if item.get("isCompactSummary"):
+            continue
+        if item.get("isSidechain") and item.get("type") in (*MESSAGE_TYPES, "system"):
+            chains.setdefault(item.get("agentId") or root_of.get(item.get("uuid"), ""), []).append((n, item))
+    sessions = []
+    main_name = ""
+    if any(i.get("type") in MESSAGE_TYPES for _, i in main):
+        session = _read_chain(main, file, titles[0] if titles else "")
+        main_name = session.name
+        sessions.append(session)
+    for chain in chains.values():
+        if any(i.get("type") in MESSAGE_TYPES for _, i in chain):
+            sessions.append(_read_chain(chain, file, "", parent=main_name))
+    return sessions
+
+
+def _chain_roots(lines: list[tuple[int, dict]]) -> dict[str, str]:
+    """Each line's uuid -> the uuid of the first line of its chain (``parentUuid`` followed up)."""
+    parent = {i.get("uuid"): i.get("parentUuid") for _, i in lines if isinstance(i.get("uuid"), str)}
+    roots: dict[str, str] = {}
+    for uuid in parent:
+        trail, node = [], uuid
+        while node in parent and parent[node] and node not in roots and len(trail) < len(parent):
+            trail.append(node)
+            node = parent[node]
+        root = roots.get(node, node)
+        for seen in trail:
+            roots[seen] = root
+        roots[uuid] = root
+    return roots
+
+
+def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: str = "") -> Session:
+    builder = SessionBuilder(file, "Claude Code session")
+    builder.parent = parent
+    passed: Counter[str] = Counter()
+    open_call: str | None = None  # the message.id of the call whose lines are being joined
+    pending: RecordedCompaction | None = None
+    first_request = ""
+    for number, item in lines:
+        builder.where = f"line {number}"
+        kind = item.get("type")
+        if kind == "system" and item.get("subtype") == "compact_boundary":
+            meta = item.get("compactMetadata") if isinstance(item.get("compactMetadata"), dict) else {}
+            trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else ""
+            pre = meta.get("preTokens")
+            pending = RecordedCompaction(
+                len(builder.messages), trigger, pre if type(pre) is int and pre >= 0 else None
+            )
+            builder.compactions.append(pending)
+            open_call = None
+            continue
+        if kind not in MESSAGE_TYPES:
+            passed[
+                f"{kind}/{item['subtype']}" if kind == "system" and item.get("subtype") else str(kind)
+            ] += 1
+            continue
+        message = item.get("message")
+        if not isinstance(message, dict):
+            passed[f"{kind} without a message"] += 1
+            continue
+        try:
+            time = builder.timestamp(item.get("timestamp"), "timestamp")
+        except TranscriptError:
+            time, passed["unreadable timestamps (the line is read, without its time)"] = (
+                None,
+                passed["unreadable timestamps (the line is read, without its time)"] + 1,
+            )
+        if kind == "user":
+            if item.get("isCompactSummary"):
+                text = _text(message.get("content"))
+                if pending is not None:
+                    builder.compactions[-1] = RecordedCompaction(
+                        pending.at, pending.trigger, pending.pre_tokens, text
+                    )
+                    pending = None
+                else:
+                    builder.warn(builder.where, "a compaction summary with no compact_boundary before it")
+                continue
+            if item.get("isMeta"):
+                passed["user/meta (caveats, command output)"] += 1
+                continue
+            text, results = _user(message.get("content"), builder)
+            for call_id, result in results:
+                builder.add("tool", result, tool_call_ids=(call_id,))
+            if text:
+                builder.add("user", text)
+                open_call = None
+                first_request = first_request or text
+            continue
+        model = message.get("model") if isinstance(message.get("model"), str) else None
+        if model == SYNTHETIC_MODEL:
+            passed["assistant/synthetic (Claude Code's own error text, no API call)"] += 1
+            continue
+        call_id = message.get("id") if isinstance(message.get("id"), str) else None
+        text, thinking, calls = _blocks(message.get("content"), builder)
+        usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+        same_call = open_call is not None and call_id == open_call and builder.last_is_open_assistant()
+        if same_call and model == builder.models.get(len(builder.messages) - 1, model):
+            _join(builder, text, thinking, calls)
+            output = builder.token_count(usage.get("output_tokens"), "output_tokens")
+            if output is not None:
+                builder.outputs[len(builder.messages) - 1] = output
+            continue
+        uncached = builder.token_count(usage.get("input_tokens"), "input_tokens")
+        written = builder.token_count(usage.get("cache_creation_input_tokens"), "cache_creation_input_tokens")
+        read_ = builder.token_count(usage.get("cache_read_input_tokens"), "cache_read_input_tokens")
+        prompt = None if uncached is None else uncached + (written or 0) + (read_ or 0)
+        builder.add(
+            "assistant",
+            text,
+            tool_calls=calls,
+            thinking=thinking,
+            prompt_tokens=prompt,
+            cache_read=read_,
+            cache_write=written,
+            output=builder.token_count(usage.get("output_tokens"), "output_tokens"),
+            model=model,
+            time=time,
+        )
+        open_call = call_id
+    builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
+    name = title or _first_line(first_request) or "Claude Code session"
+    return builder.build(name)
+
+
+def _join(builder: SessionBuilder, text: str, thinking: str, calls: tuple[ToolCall, ...]) -> None:
+    builder.join_last(text, calls)
+    if thinking:
+        last = builder.messages[-1]
+        builder.messages[-1] = last.replace(thinking="\n".join(t for t in (last.thinking, thinking) if t))
+
+
+def _user(content: Any, builder: SessionBuilder) -> tuple[str, list[tuple[str, str]]]:
+    """A user line's own text, and the tool results it carries (call id, text)."""
+    if isinstance(content, str):
+        return content, []
+    if not isinstance(content, list):
+        return "", []
+    texts, results = [], []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "tool_result":
+            call_id = block.get("tool_use_id")
+            if isinstance(call_id, str):
+                results.append((call_id, _text(block.get("content"))))
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif block.get("type") == "image":
+            builder.warn(builder.where, "an image the user sent is not counted (only text is)")
+    return "\n".join(texts), results
+
+
+def _blocks(content: Any, builder: SessionBuilder) -> tuple[str, str, tuple[ToolCall, ...]]:
+    """An assistant line's text, thinking and tool calls."""
+    if isinstance(content, str):
+        return content, "", ()
+    texts, thoughts, calls = [], [], []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "thinking" and isinstance(block.get("thinking"), str):
+            thoughts.append(block["thinking"])
+        elif kind == "tool_use" and isinstance(block.get("id"), str):
+            name = block.get("name") if isinstance(block.get("name"), str) else ""
+            calls.append(ToolCall(block["id"], name, arguments_text(block.get("input"))))
+    return "\n".join(texts), "\n".join(thoughts), tuple(calls)
+
+
+def _text(content: Any) -> str:
+    """A tool result's or summary's text: a string, or the text of its blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= 80 else line[:79] + "…"

@@ -1,0 +1,205 @@
+"""Codex CLI rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+Lines ``{timestamp, type, payload}``. The conversation is the ``response_item`` lines
+(Responses-API items); ``event_msg`` lines repeat it for the UI and are not messages, except
+``token_count``, whose ``last_token_usage`` is the usage of the call that just ended (a repeat
+of the previous total, or ``info: null``, is no call). ``turn_context`` names the model;
+``compacted`` is the agent's own compaction, with the history it sent after it. Each
+``session_meta`` line starts a session (a resumed or forked rollout holds several).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
+from playground.formats.builder import SessionBuilder, arguments_text
+from policies.messages import Message, ToolCall
+
+LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+ASSISTANT_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call")
+OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+def looks_like(items: list) -> bool:
+    return any(
+        isinstance(i, dict)
+        and i.get("type") in LINE_TYPES
+        and isinstance(i.get("payload"), dict | None)
+        and "payload" in i
+        for i in items[:20]
+    ) and any(isinstance(i, dict) and i.get("type") in ("session_meta", "response_item") for i in items)
+
+
+def read(items: list, file: str) -> list[Session]:
+    parts: list[list[tuple[int, dict]]] = [[]]
+    for number, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") == "session_meta" and any(i.get("type") == "response_item" for _, i in parts[-1]):
+            parts.append([])
+        parts[-1].append((number, item))
+    sessions, empty = [], []
+    for part in parts:
+        session = _read_session(part, file)
+        if session is None:
+            empty.append(f"line {part[0][0]}")
+        else:
+            sessions.append(session)
+    if not sessions:
+        raise TranscriptError(file, "", "a Codex rollout with no conversation (no message or tool call)")
+    if empty:
+        first = sessions[0]
+        note = ReadWarning(
+            "", f"{len(empty)} session_meta part(s) with no message passed over: {', '.join(empty[:5])}"
+        )
+        sessions[0] = replace(first, warnings=(*first.warnings, note))
+    return sessions
+
+
+def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
+    builder = SessionBuilder(file, "Codex CLI rollout")
+    passed: Counter[str] = Counter()
+    model, name, open_call, last_total = None, "", False, None
+    for number, line in lines:
+        builder.where = f"line {number}"
+        kind, payload = line.get("type"), line.get("payload")
+        payload = payload if isinstance(payload, dict) else {}
+        if kind == "session_meta":
+            name = name or str(payload.get("id") or "")[:80]
+        elif kind == "turn_context":
+            model = payload.get("model") if isinstance(payload.get("model"), str) else model
+        elif kind == "compacted":
+            summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
+            kept = tuple(_kept(payload.get("replacement_history")))
+            builder.compactions.append(RecordedCompaction(len(builder.messages), "", None, summary, kept))
+            open_call = False
+        elif kind == "event_msg":
+            if payload.get("type") != "token_count":
+                passed[f"event_msg/{payload.get('type')}"] += 1
+                continue
+            info = payload.get("info")
+            if not isinstance(info, dict) or not isinstance(info.get("last_token_usage"), dict):
+                passed["token_count without usage"] += 1
+                continue
+            total = info.get("total_token_usage")
+            if total == last_total:
+                passed["token_count repeating the previous total"] += 1
+                continue
+            last_total = total
+            if not builder.last_is_open_assistant():
+                builder.warn(
+                    builder.where, "a token_count with no reply before it: its usage is not attached"
+                )
+                continue
+            _usage(builder, info["last_token_usage"])
+            open_call = False
+        elif kind == "response_item":
+            _item(builder, payload, model, open_call, passed, line.get("timestamp"))
+            open_call = builder.last_is_open_assistant()
+        else:
+            passed[str(kind)] += 1
+    if not builder.messages:
+        return None
+    builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
+    return builder.build(name or "Codex session")
+
+
+def _usage(builder: SessionBuilder, index: int, usage: dict) -> None:
+    prompt = builder.token_count(usage.get("input_tokens"), "input_tokens")  # cached included
+    for target, key in (
+        (builder.usage, prompt),
+        (builder.cache_reads, builder.token_count(usage.get("cached_input_tokens"), "cached_input_tokens")),
+        (
+            builder.cache_writes,
+            builder.token_count(usage.get("cache_write_input_tokens"), "cache_write_input_tokens"),
+        ),
+        (builder.outputs, builder.token_count(usage.get("output_tokens"), "output_tokens")),
+    ):
+        if key is not None:
+            target[index] = key
+
+
+def _item(
+    builder: SessionBuilder, item: dict, model: str | None, open_call: bool, passed: Counter, stamp: Any
+) -> None:
+    kind = item.get("type")
+    if kind == "message":
+        role, text = item.get("role"), _content(item.get("content"))
+        if role == "assistant":
+            _assistant(builder, open_call, model, stamp, text=text)
+        elif role in ("user", "developer", "system"):
+            builder.add(role, text)
+        else:
+            passed[f"message/{role}"] += 1
+    elif kind == "reasoning":
+        summary = item.get("summary") if isinstance(item.get("summary"), list) else []
+        thought = "\n".join(
+            s["text"] for s in summary if isinstance(s, dict) and isinstance(s.get("text"), str)
+        )
+        _assistant(builder, open_call, model, stamp, thinking=thought)
+    elif kind in ASSISTANT_ITEMS:
+        call_id = item.get("call_id") or item.get("id")
+        name = item.get("name") if isinstance(item.get("name"), str) else kind
+        if not isinstance(call_id, str):
+            passed[f"{kind} without a call_id"] += 1
+            return
+        arguments = item.get("arguments", item.get("input", item.get("action")))
+        _assistant(builder, open_call, model, stamp, call=ToolCall(call_id, name, arguments_text(arguments)))
+    elif kind in OUTPUT_ITEMS:
+        call_id = item.get("call_id")
+        if not isinstance(call_id, str):
+            passed[f"{kind} without a call_id"] += 1
+            return
+        output = item.get("output")
+        builder.add(
+            "tool", output if isinstance(output, str) else arguments_text(output), tool_call_ids=(call_id,)
+        )
+    else:
+        passed[f"response_item/{kind}"] += 1
+
+
+def _assistant(
+    builder: SessionBuilder,
+    open_call: bool,
+    model: str | None,
+    stamp: Any,
+    *,
+    text: str = "",
+    thinking: str = "",
+    call: ToolCall | None = None,
+) -> None:
+    calls = (call,) if call else ()
+    if open_call and builder.last_is_open_assistant():
+        builder.join_last(text, calls)
+        if thinking:
+            last = builder.messages[-1]
+            builder.messages[-1] = last.replace(thinking="\n".join(t for t in (last.thinking, thinking) if t))
+        return
+    try:
+        time = builder.timestamp(stamp, "timestamp")
+    except TranscriptError:
+        time = None
+    builder.add("assistant", text, tool_calls=calls, thinking=thinking, model=model, time=time)
+
+
+def _content(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+def _kept(history: Any) -> list[Message]:
+    """The messages a compaction kept, as the agent sent them after it (its text only)."""
+    kept = []
+    for item in history if isinstance(history, list) else []:
+        if (
+            isinstance(item, dict)
+            and item.get("type") == "message"
+            and item.get("role") in ("user", "assistant", "developer", "system")
+        ):
+            kept.append(Message(role=item["role"], content=_content(item.get("content"))))
+    return kept
