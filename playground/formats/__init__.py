@@ -15,7 +15,19 @@ import os
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats import anthropic, claude_code, codex, langchain, openai_chat, otel, responses
+from playground.formats import (
+    aider,
+    anthropic,
+    claude_code,
+    codex,
+    inspect_ai,
+    langchain,
+    langfuse,
+    openai_chat,
+    openhands,
+    otel,
+    responses,
+)
 from playground.formats.builder import too_many_messages
 from playground.formats.json_text import parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
@@ -39,6 +51,10 @@ def read_bytes(data: bytes, file: str) -> list[Session]:
     _check_size(len(data), file)
     if not data.strip():
         raise TranscriptError(file, "", "the file is empty")
+    if data.startswith(inspect_ai.ZIP_MAGIC):  # a zip: Inspect AI's .eval logs are the zips we read
+        sessions = inspect_ai.read_eval(data, file)
+        check_sessions(len(sessions), file)
+        return sessions
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_utf16(data):
         raise TranscriptError(file, "", "UTF-16 text; save the transcript as UTF-8")
     if b"\x00" in data[:8192]:
@@ -47,7 +63,10 @@ def read_bytes(data: bytes, file: str) -> list[Session]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise TranscriptError(file, f"byte {error.start}", "not UTF-8 text (binary data?)") from None
-    sessions = sessions_from_data(parse_json(text, file), file)
+    if aider.looks_like(text):  # Markdown, not JSON
+        sessions = aider.read(text, file)
+    else:
+        sessions = sessions_from_data(parse_json(text, file), file)
     check_sessions(len(sessions), file)  # whatever the reader, a file's sessions are bounded
     return sessions
 
@@ -66,7 +85,7 @@ def _looks_utf16(data: bytes) -> bool:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 # what the readers know, said when a file is none of them
 READABLE = (
-    "Claude Code sessions, Codex CLI rollouts, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "Claude Code sessions, Codex CLI rollouts, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
     "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON), "
     "and lists or {runs: [...]} of any of them"
 )
@@ -90,6 +109,10 @@ def sessions_from_data(data: Any, file: str) -> list[Session]:
     stem = os.path.splitext(os.path.basename(file))[0]
     if otel.looks_like(data):
         return otel.read(data, file)
+    if inspect_ai.looks_like(data):
+        return inspect_ai.read(data, file)
+    if langfuse.looks_like(data):
+        return langfuse.read(data, file)
     if isinstance(data, dict):
         runs = next((data[k] for k in RUN_LIST_KEYS if isinstance(data.get(k), list)), None)
         if runs is not None and runs and all(_is_run(r) for r in runs):
@@ -183,6 +206,8 @@ def read_messages(
     """Read one message list in whichever dialect it is written."""
     if len(items) > LIMITS.max_messages:  # before a message is built: the cost is in their number
         raise TranscriptError(file, "", too_many_messages(len(items)))
+    if openhands.looks_like(items):
+        return openhands.read(items, file, name, container)
     if langchain.looks_like(items):
         return langchain.read(items, file, name)
     if responses.looks_like(items):

@@ -1,0 +1,124 @@
+"""Aider's ``.aider.chat.history.md``: Markdown appended across sessions.
+
+``# aider chat started at <time>`` starts a session; ``#### `` lines are the user's input
+(slash commands included: Aider runs those itself); other lines are the assistant's reply;
+``> `` lines are Aider's own notes, among them ``> Tokens: 2.4k sent, 104 received.``, the
+call's usage as Aider rounds it, and ``> Main model: …``. The log has no tool structure:
+edits are text in the replies.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playground.engine.session import ReadWarning, Session, TranscriptError
+from playground.formats.builder import SessionBuilder
+
+START = "# aider chat started at"
+_TOKENS = re.compile(
+    r"^> Tokens: ([\d.,]+)(k?) sent(?:, ([\d.,]+)(k?) cache write)?(?:, ([\d.,]+)(k?) cache hit)?, ([\d.,]+)(k?) received"
+)
+_MODEL = re.compile(r"^> (?:Main model|Model): (\S+)")
+
+
+def looks_like(text: str) -> bool:
+    return START in text[:4096] and text.lstrip().startswith(("#", ">"))
+
+
+def read(text: str, file: str) -> list[Session]:
+    chunks: list[tuple[int, list[str]]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(START):
+            chunks.append((number, [line]))
+        elif chunks:
+            chunks[-1][1].append(line)
+    sessions, empty = [], []
+    for number, lines in chunks:
+        session = _session(number, lines, file)
+        if session is None:
+            empty.append(f"line {number}")
+        else:
+            sessions.append(session)
+    if not sessions:
+        raise TranscriptError(
+            file, "", f"an Aider chat history whose {len(chunks)} session(s) hold no input and no reply"
+        )
+    notes = [ReadWarning("", "Aider logs have no tool structure: edits and commands are text")]
+    if empty:
+        notes.append(
+            ReadWarning("", f"{len(empty)} session(s) with no input passed over: {', '.join(empty[:5])}")
+        )
+    first = sessions[0]
+    sessions[0] = Session(**{**first.__dict__, "warnings": (*notes, *first.warnings)})
+    return sessions
+
+
+def _session(start: int, lines: list[str], file: str) -> Session | None:
+    builder = SessionBuilder(file, "Aider chat history")
+    stamp = lines[0].removeprefix(START).strip()
+    model, user, reply, commands = None, [], [], 0
+    rounded = False
+
+    def flush_user() -> None:
+        if user:
+            builder.add("user", "\n".join(user))
+            user.clear()
+
+    def flush_reply() -> None:
+        text = "\n".join(reply).strip()
+        if text:
+            builder.add("assistant", text, model=model)
+        reply.clear()
+
+    for offset, raw in enumerate(lines[1:], start=1):
+        builder.where = f"line {start + offset}"
+        line = raw.rstrip()
+        if line.startswith("#### "):
+            flush_reply()
+            body = line[5:]
+            commands += body.startswith("/")
+            user.append(body)
+        elif line.startswith(">"):
+            if found := _MODEL.match(line):
+                model = found.group(1)
+            elif found := _TOKENS.match(line):
+                flush_user()
+                flush_reply()
+                _usage(builder, found)
+                rounded = rounded or bool(found.group(2) or found.group(8))
+        elif line.strip() or reply:
+            flush_user()
+            reply.append(line)
+    flush_user()
+    flush_reply()
+    if not builder.messages:
+        return None
+    if commands:
+        builder.warn(
+            "", f"{commands} slash command(s) kept as user input; Aider runs them, the model is not sent them"
+        )
+    if rounded:
+        builder.warn("", "token counts are as Aider prints them, rounded to hundreds ('2.4k')")
+    return builder.build(f"aider {stamp}"[:200])
+
+
+def _usage(builder: SessionBuilder, found: re.Match) -> None:
+    reply = next(
+        (i for i in range(len(builder.messages) - 1, -1, -1) if builder.messages[i].role == "assistant"), None
+    )
+    if reply is None or reply in builder.usage:
+        builder.warn(builder.where, "a Tokens line with no reply of its own before it: not attached")
+        return
+
+    def tokens(number: str | None, k: str | None) -> int | None:
+        if number is None:
+            return None
+        value = float(number.replace(",", ""))
+        return round(value * 1000) if k else round(value)
+
+    builder.usage[reply] = tokens(found.group(1), found.group(2)) or 0
+    if (written := tokens(found.group(3), found.group(4))) is not None:
+        builder.cache_writes[reply] = written
+    if (hit := tokens(found.group(5), found.group(6))) is not None:
+        builder.cache_reads[reply] = hit
+    builder.outputs[reply] = tokens(found.group(7), found.group(8)) or 0

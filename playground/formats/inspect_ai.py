@@ -1,0 +1,209 @@
+"""Inspect AI logs: ``.json`` (``{version, eval, samples, stats}``) and ``.eval`` (a zip of
+``header.json`` and ``samples/<id>_epoch_<n>.json``).
+
+One session per sample and epoch, its turns the sample's ``model`` events: each event's
+``input`` (or ``input_refs``, ranges into the sample's ``message_pool``) is the request the
+harness sent, so the raw history grows by the messages each request adds, then the reply;
+``output.usage`` gives input, output and cache figures per call. ``attachment://`` texts are
+read from the sample's ``attachments``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import Counter
+from typing import Any
+
+from playground.engine.session import Session, TranscriptError
+from playground.formats.builder import SessionBuilder, arguments_text
+from playground.formats.json_text import parse_json
+from playground.limits import LIMITS, over
+from policies.messages import ToolCall
+
+ZIP_MAGIC = b"PK\x03\x04"
+
+
+def looks_like(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("samples"), list)
+        and isinstance(data.get("eval"), dict)
+    )
+
+
+def read(data: dict, file: str) -> list[Session]:
+    task = str((data.get("eval") or {}).get("task") or "inspect")[:80]
+    samples = [s for s in data["samples"] if isinstance(s, dict)]
+    if not samples:
+        raise TranscriptError(file, "samples", "the log holds no samples (a header-only log?)")
+    return [_sample(sample, file, task) for sample in samples]
+
+
+def read_eval(data: bytes, file: str) -> list[Session]:
+    """A ``.eval`` zip: each sample file read under the same bounds as a transcript file."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as error:
+        raise TranscriptError(file, "", f"a zip archive that cannot be read ({error})") from None
+    with archive:
+        names = [n for n in archive.namelist() if n.startswith("samples/") and n.endswith(".json")]
+        if "header.json" not in archive.namelist() or not names:
+            raise TranscriptError(
+                file, "", "a zip archive, but not an Inspect AI .eval log (no header.json and samples/)"
+            )
+        header = _member(archive, "header.json", file)
+        task = (
+            str((header.get("eval") or {}).get("task") or "inspect")[:80]
+            if isinstance(header, dict)
+            else "inspect"
+        )
+        total, sessions = 0, []
+        for name in sorted(names):
+            total += archive.getinfo(name).file_size
+            if total > LIMITS.max_archive_bytes:
+                raise TranscriptError(
+                    file, name, str(over("max_archive_bytes", "the samples inflate past it"))
+                )
+            sample = _member(archive, name, file)
+            if not isinstance(sample, dict):
+                raise TranscriptError(file, name, "a sample that is not an object")
+            sessions.append(_sample(sample, f"{file}:{name}", task))
+        return sessions
+
+
+def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
+    info = archive.getinfo(name)
+    if info.file_size > LIMITS.max_file_bytes:
+        raise TranscriptError(file, name, str(over("max_file_bytes", f"{info.file_size:,} bytes")))
+    with archive.open(name) as handle:
+        raw = handle.read(LIMITS.max_file_bytes + 1)
+    try:
+        return parse_json(raw.decode("utf-8"), f"{file}:{name}")
+    except UnicodeDecodeError:
+        raise TranscriptError(file, name, "not UTF-8 text") from None
+
+
+def _sample(sample: dict, file: str, task: str) -> Session:
+    builder = SessionBuilder(file, "Inspect AI log")
+    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    pool = sample.get("message_pool") if isinstance(sample.get("message_pool"), list) else []
+    seen: set[str] = set()
+    passed: Counter[str] = Counter()
+    events = sample.get("events") if isinstance(sample.get("events"), list) else []
+    for n, event in enumerate(events):
+        if not isinstance(event, dict) or event.get("event") != "model":
+            passed[str(event.get("event")) if isinstance(event, dict) else "not an object"] += 1
+            continue
+        builder.where = f"sample {sample.get('id')} event {n}"
+        request = _request(event, pool)
+        for message in request:
+            key = message.get("id") or json.dumps(message, sort_keys=True, default=str)[:2000]
+            if key in seen:
+                continue
+            seen.add(key)
+            _add(builder, message, attachments)
+        output = event.get("output") if isinstance(event.get("output"), dict) else {}
+        choices = output.get("choices") if isinstance(output.get("choices"), list) else []
+        reply = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+        if not isinstance(reply, dict):
+            passed["model event without a reply"] += 1
+            continue
+        if isinstance(reply.get("id"), str):
+            seen.add(reply["id"])
+        usage = output.get("usage") if isinstance(output.get("usage"), dict) else {}
+        _add(
+            builder,
+            reply,
+            attachments,
+            usage=usage,
+            model=str(event.get("model") or ""),
+            stamp=event.get("timestamp"),
+        )
+    builder.warn_counts("events passed over, not model calls", dict(passed))
+    name = f"{task} sample {sample.get('id')} epoch {sample.get('epoch', 1)}"
+    return builder.build(name[:200])
+
+
+def _request(event: dict, pool: list) -> list[dict]:
+    if isinstance(event.get("input"), list) and event["input"]:
+        return [m for m in event["input"] if isinstance(m, dict)]
+    messages = []
+    for span in event.get("input_refs") or []:
+        if isinstance(span, list) and len(span) == 2 and all(type(i) is int for i in span):
+            messages += [m for m in pool[span[0] : span[1]] if isinstance(m, dict)]
+    return messages
+
+
+def _add(
+    builder: SessionBuilder,
+    message: dict,
+    attachments: dict,
+    *,
+    usage: dict | None = None,
+    model: str = "",
+    stamp: Any = None,
+) -> None:
+    role = message.get("role")
+    text, thinking = _content(message.get("content"), attachments)
+    if role == "assistant":
+        calls = tuple(
+            ToolCall(str(c.get("id")), str(c.get("function") or ""), arguments_text(c.get("arguments")))
+            for c in message.get("tool_calls") or []
+            if isinstance(c, dict)
+        )
+        usage = usage or {}
+        uncached = builder.token_count(usage.get("input_tokens"), "input_tokens")
+        read_ = builder.token_count(usage.get("input_tokens_cache_read"), "input_tokens_cache_read")
+        written = builder.token_count(usage.get("input_tokens_cache_write"), "input_tokens_cache_write")
+        # Anthropic's input_tokens leave the cached part out; the other providers' include it
+        prompt = uncached
+        if uncached is not None and model.startswith("anthropic/"):
+            prompt = uncached + (read_ or 0) + (written or 0)
+        try:
+            time = builder.timestamp(stamp, "timestamp")
+        except TranscriptError:
+            time = None
+        builder.add(
+            "assistant",
+            text,
+            tool_calls=calls,
+            thinking=thinking,
+            prompt_tokens=prompt,
+            cache_read=read_,
+            cache_write=written,
+            output=builder.token_count(usage.get("output_tokens"), "output_tokens"),
+            model=model or None,
+            time=time,
+        )
+    elif role == "tool":
+        builder.add(
+            "tool", text, tool_call_ids=(str(message.get("tool_call_id")),), name=message.get("function")
+        )
+    elif role in ("system", "user"):
+        builder.add(role, text)
+    else:
+        builder.warn(builder.where, f"a message of role {str(role)[:20]!r} is left out")
+
+
+def _content(content: Any, attachments: dict) -> tuple[str, str]:
+    """Text and reasoning, ``attachment://`` references read from the sample."""
+    if isinstance(content, str):
+        return _attached(content, attachments), ""
+    texts, thoughts = [], []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
+            texts.append(_attached(part["text"], attachments))
+        elif part.get("type") == "reasoning" and isinstance(part.get("reasoning"), str):
+            thoughts.append(_attached(part["reasoning"], attachments))
+    return "\n".join(texts), "\n".join(thoughts)
+
+
+def _attached(text: str, attachments: dict) -> str:
+    if text.startswith("attachment://"):
+        found = attachments.get(text.removeprefix("attachment://"))
+        return found if isinstance(found, str) else text
+    return text

@@ -1,0 +1,145 @@
+"""OpenHands event streams: a trajectory saved from the UI (a list of events), or a run of an
+evaluation's ``output.jsonl`` (``history``, with ``metrics.token_usages`` per call).
+
+An event is an action or an observation with a ``source``. The actions the model took carry
+``tool_call_metadata.model_response``, the raw completion: one response can yield several
+actions and is repeated on each action and on its observation, so actions sharing a
+``model_response.id`` are one call. Observations answer their action (``cause``) as tool
+results. State changes and empty observations are passed over and counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from playground.engine.session import Session
+from playground.formats.builder import SessionBuilder, arguments_text
+from policies.messages import ToolCall
+
+PASSED_ACTIONS = ("change_agent_state", "recall", "null")
+PASSED_OBSERVATIONS = ("agent_state_changed", "null")
+
+
+def looks_like(items: list) -> bool:
+    return any(
+        isinstance(e, dict) and "source" in e and ("action" in e or "observation" in e) for e in items[:20]
+    )
+
+
+def read(items: list, file: str, name: str, container: dict | None = None) -> Session:
+    builder = SessionBuilder(file, "OpenHands events")
+    usages = _token_usages(container)
+    passed: Counter[str] = Counter()
+    calls_of: dict[str, str] = {}  # action id -> the tool call id it was made as
+    open_response: str | None = None
+    for n, event in enumerate(items):
+        builder.where = f"event {n}"
+        if not isinstance(event, dict):
+            passed["not an event object"] += 1
+            continue
+        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        action, observation = event.get("action"), event.get("observation")
+        metadata = (
+            event.get("tool_call_metadata") if isinstance(event.get("tool_call_metadata"), dict) else {}
+        )
+        response = metadata.get("model_response") if isinstance(metadata.get("model_response"), dict) else {}
+        if action == "system":
+            builder.add("system", _text(args.get("content"), event.get("message")))
+        elif action == "message" and not response:
+            role = "user" if event.get("source") == "user" else "assistant"
+            builder.add(role, _text(args.get("content"), event.get("message")))
+            open_response = None
+        elif action is not None and metadata:
+            call_id = metadata.get("tool_call_id")
+            if not isinstance(call_id, str):
+                passed[f"action/{action} without a tool call id"] += 1
+                continue
+            calls_of[str(event.get("id"))] = call_id
+            call = ToolCall(
+                call_id, str(metadata.get("function_name") or action), _arguments(response, call_id, args)
+            )
+            thought = args.get("thought") if isinstance(args.get("thought"), str) else ""
+            response_id = response.get("id") if isinstance(response.get("id"), str) else None
+            if response_id is not None and response_id == open_response and builder.last_is_open_assistant():
+                builder.join_last("", (call,))
+                continue
+            usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+            recorded = usages.get(response_id or "", {})
+            builder.add(
+                "assistant",
+                thought,
+                tool_calls=(call,),
+                prompt_tokens=builder.token_count(
+                    usage.get("prompt_tokens", recorded.get("prompt_tokens")), "prompt_tokens"
+                ),
+                cache_read=builder.cache_read(usage)
+                if usage
+                else builder.token_count(recorded.get("cache_read_tokens"), "cache_read_tokens"),
+                cache_write=builder.token_count(
+                    usage.get("cache_creation_input_tokens", recorded.get("cache_write_tokens")),
+                    "cache_creation_input_tokens",
+                ),
+                output=builder.token_count(
+                    usage.get("completion_tokens", recorded.get("completion_tokens")), "completion_tokens"
+                ),
+                model=response.get("model")
+                if isinstance(response.get("model"), str)
+                else recorded.get("model"),
+                time=_time(builder, event),
+            )
+            open_response = response_id
+        elif observation is not None and observation not in PASSED_OBSERVATIONS:
+            call_id = metadata.get("tool_call_id") or calls_of.get(str(event.get("cause")))
+            if isinstance(call_id, str):
+                builder.add(
+                    "tool", _text(event.get("content"), event.get("message")), tool_call_ids=(call_id,)
+                )
+            elif observation == "recall" and _text(event.get("content"), ""):
+                builder.add("user", _text(event.get("content"), ""))  # the context OpenHands adds
+            else:
+                passed[f"observation/{observation} answering no tool call"] += 1
+        else:
+            passed[
+                f"{'action/' + str(action) if action is not None else 'observation/' + str(observation)}"
+            ] += 1
+    builder.warn_counts("events passed over, not messages the model was sent", dict(passed))
+    return builder.build(name)
+
+
+def _token_usages(container: dict | None) -> dict[str, dict]:
+    metrics = container.get("metrics") if isinstance(container, dict) else None
+    usages = metrics.get("token_usages") if isinstance(metrics, dict) else None
+    return (
+        {u["response_id"]: u for u in usages if isinstance(u, dict) and isinstance(u.get("response_id"), str)}
+        if isinstance(usages, list)
+        else {}
+    )
+
+
+def _arguments(response: dict, call_id: str, args: dict) -> str:
+    """The call's arguments as the model wrote them, else the action's own arguments."""
+    choices = response.get("choices") if isinstance(response.get("choices"), list) else []
+    for choice in choices:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        for call in (message or {}).get("tool_calls") or []:
+            if (
+                isinstance(call, dict)
+                and call.get("id") == call_id
+                and isinstance(call.get("function"), dict)
+            ):
+                return arguments_text(call["function"].get("arguments"))
+    return arguments_text({k: v for k, v in args.items() if k != "thought"})
+
+
+def _text(content: Any, fallback: Any) -> str:
+    if isinstance(content, str) and content:
+        return content
+    return fallback if isinstance(fallback, str) else ""
+
+
+def _time(builder: SessionBuilder, event: dict) -> float | None:
+    try:
+        return builder.timestamp(event.get("timestamp"), "timestamp")
+    except ValueError:
+        return None
