@@ -12,9 +12,10 @@ from __future__ import annotations
 import codecs
 import json
 import os
+from dataclasses import replace
 from typing import Any
 
-from playground.engine.session import Session, TranscriptError
+from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import (
     aider,
     anthropic,
@@ -29,7 +30,7 @@ from playground.formats import (
     responses,
 )
 from playground.formats.builder import too_many_messages
-from playground.formats.json_text import parse_json
+from playground.formats.json_text import json_lines, parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
 from policies.base import shown
 
@@ -66,8 +67,28 @@ def read_bytes(data: bytes, file: str) -> list[Session]:
     if aider.looks_like(text):  # Markdown, not JSON
         sessions = aider.read(text, file)
     else:
-        sessions = sessions_from_data(parse_json(text, file), file)
+        try:
+            sessions = sessions_from_data(parse_json(text, file), file)
+        except TranscriptError as error:
+            sessions = _agent_log_past_bad_lines(text, file, error)
     check_sessions(len(sessions), file)  # whatever the reader, a file's sessions are bounded
+    return sessions
+
+
+def _agent_log_past_bad_lines(text: str, file: str, error: TranscriptError) -> list[Session]:
+    """A Claude Code or Codex log with lines that do not read (cut off, another format's line
+    in the middle): the rest read, each bad line named in the first session's warnings.
+    Any other file: the error as it was."""
+    if not error.where.startswith("line "):
+        raise error
+    items, bad = json_lines(text)
+    if not bad or not items or not (claude_code.looks_like(items) or codex.looks_like(items)):
+        raise error
+    sessions = sessions_from_data(items, file)
+    notes = tuple(ReadWarning(f"line {n}", f"{why}: passed over, the rest read") for n, why in bad[:20])
+    if len(bad) > 20:
+        notes += (ReadWarning("", f"{len(bad) - 20:,} more lines that do not read, passed over"),)
+    sessions[0] = replace(sessions[0], warnings=(*notes, *sessions[0].warnings))
     return sessions
 
 

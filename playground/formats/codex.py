@@ -89,12 +89,11 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
                 passed["token_count repeating the previous total"] += 1
                 continue
             last_total = total
-            if not builder.last_is_open_assistant():
-                builder.warn(
-                    builder.where, "a token_count with no reply before it: its usage is not attached"
-                )
+            replies = [i for i, m in enumerate(builder.messages) if m.role == "assistant"]
+            if not replies or replies[-1] in builder.usage:
+                builder.warn(builder.where, "a token_count with no reply of its own before it: not attached")
                 continue
-            _usage(builder, info["last_token_usage"])
+            _usage(builder, replies[-1], info["last_token_usage"])
             open_call = False
         elif kind == "response_item":
             _item(builder, payload, model, open_call, passed, line.get("timestamp"))

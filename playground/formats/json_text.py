@@ -57,6 +57,22 @@ def parse_json(text: str, file: str) -> Any:
     return items
 
 
+def json_lines(text: str) -> tuple[list[Any], list[tuple[int, str]]]:
+    """Every record of a JSONL text that reads, and (line number, reason) for each that does
+    not: an agent's log cut mid-line (a crash, a live session) keeps what it recorded."""
+    items, bad = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            items.append(loads(line))
+        except NotANumber as error:
+            bad.append((number, str(error)))
+        except json.JSONDecodeError as error:
+            bad.append((number, f"invalid JSON Lines record: {_reason(error)}"))
+    return items, bad
+
+
 class NotANumber(ValueError):
     """A number JSON may hold but we refuse where it is read: NaN, Infinity, or too many digits."""
 

@@ -1,0 +1,270 @@
+"""The files coding agents, eval harnesses and tracers write, read as they recorded them: turns
+equal the API calls each file records and the recorded prompt tokens equal the file's own
+figures, both counted here independently of the readers."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from playground.engine.replay import Settings, replay
+from playground.engine.session import TranscriptError
+from playground.formats import read_bytes, read_path
+
+FORMATS = Path(__file__).parents[2] / "fixtures" / "formats"
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _turns(sessions) -> int:
+    return sum(s.turns for s in sessions)
+
+
+def _prompt(sessions) -> int:
+    return sum(sum(s.usage.values()) for s in sessions)
+
+
+@pytest.mark.parametrize("name", ["sniffly_d3ad4cdc.jsonl", "ccviewer_fe5e1c67.jsonl"])
+def test_claude_code_turns_are_api_calls_and_usage_is_counted_once_per_call(name):
+    path = FORMATS / "claude-code" / name
+    calls: dict[str, dict] = {}
+    for line in _lines(path):
+        if line.get("type") == "assistant" and line["message"].get("model") != "<synthetic>":
+            calls[line["message"]["id"]] = line["message"]["usage"]
+    sessions = read_path(path)
+    assert _turns(sessions) == len(calls)
+    parts = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    assert _prompt(sessions) == sum(sum(u[p] for p in parts) for u in calls.values())
+    assert sum(sum(s.cache_reads.values()) for s in sessions) == sum(
+        u["cache_read_input_tokens"] for u in calls.values()
+    )
+    assert all(s.recorded_model.startswith("claude-") for s in sessions)
+
+
+def test_claude_code_side_chains_are_subagent_sessions_after_the_main_one():
+    path = FORMATS / "claude-code" / "ccviewer_fe5e1c67.jsonl"
+    lines = _lines(path)
+    sessions = read_path(path)
+    main_calls = {
+        line["message"]["id"] for line in lines if line.get("type") == "assistant" and not line["isSidechain"]
+    }
+    assert sessions[0].turns == len(main_calls) and not sessions[0].parent
+    assert len(sessions) > 1 and all(s.parent == sessions[0].name for s in sessions[1:])
+    tasks = [
+        b["input"]["prompt"]
+        for line in lines
+        if line.get("type") == "assistant" and not line["isSidechain"]
+        for b in line["message"]["content"]
+        if b.get("type") == "tool_use" and b["name"] == "Task"
+    ]
+    assert {s.name[:40] for s in sessions[1:]} <= {t.strip().splitlines()[0][:40] for t in tasks}
+    assert "lines passed over" in str(sessions[0].warnings[-1])
+
+
+def test_claude_code_compactions_are_kept_as_recorded():
+    sessions = read_path(FORMATS / "claude-code" / "curated_agent-sessions_claude_small.jsonl")
+    compactions = [c for s in sessions for c in s.compactions]
+    assert (compactions[0].trigger, compactions[0].pre_tokens) == ("auto", 120_000)
+    assert compactions[0].summary == "Summary of prior context."
+    assert len(compactions) == 2
+
+
+def test_a_claude_code_log_cut_mid_line_keeps_what_it_recorded(tmp_path):
+    whole = (FORMATS / "claude-code" / "sniffly_d3ad4cdc.jsonl").read_bytes()
+    cut = whole[:300_000]
+    sessions = read_bytes(cut, "cut.jsonl")
+    assert 0 < sessions[0].turns < 62
+    assert str(sessions[0].warnings[0]).startswith("line 59: invalid JSON Lines record")
+
+
+def test_codex_rollout_sessions_usage_and_compactions():
+    path = FORMATS / "codex-cli" / "curated_agent-sessions_codex_small.jsonl"
+    sessions = read_path(path)
+    assert len(sessions) >= 2 and sessions[0].recorded_model
+    compacted = [line for line in _lines(path) if line["type"] == "compacted"]
+    kept = [c for s in sessions for c in s.compactions]
+    assert kept and len(kept) <= len(compacted)
+    assert any(c.kept for c in kept)  # the replacement history as the agent sent it
+    assert any("passed over" in str(w) for w in sessions[0].warnings)
+
+
+def test_a_codex_rollout_uses_last_token_usage_once_per_call():
+    lines = [
+        {"type": "session_meta", "payload": {"id": "s1"}},
+        {"type": "turn_context", "payload": {"model": "gpt-5-codex"}},
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "fix it"}],
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "reasoning", "summary": [{"type": "summary_text", "text": "look"}]},
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "shell",
+                "arguments": '{"cmd": "ls"}',
+                "call_id": "c1",
+            },
+        },
+        {"type": "event_msg", "payload": {"type": "token_count", "info": None}},
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": {"input_tokens": 900},
+                    "last_token_usage": {
+                        "input_tokens": 900,
+                        "cached_input_tokens": 512,
+                        "output_tokens": 40,
+                    },
+                },
+            },
+        },
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": {"input_tokens": 900},
+                    "last_token_usage": {
+                        "input_tokens": 900,
+                        "cached_input_tokens": 512,
+                        "output_tokens": 40,
+                    },
+                },
+            },
+        },
+        {
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+        },
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "done"}],
+            },
+        },
+        {
+            "type": "event_msg",
+            "payload": {
+                "type": "token_count",
+                "info": {
+                    "total_token_usage": {"input_tokens": 1900},
+                    "last_token_usage": {
+                        "input_tokens": 1000,
+                        "cached_input_tokens": 896,
+                        "output_tokens": 5,
+                    },
+                },
+            },
+        },
+        {"type": "event_msg", "payload": {"type": "agent_message", "message": "done"}},
+    ]
+    data = "\n".join(json.dumps(line) for line in lines).encode()
+    (session,) = read_bytes(data, "rollout.jsonl")
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
+    assert session.messages[1].thinking == "look" and session.messages[1].tool_calls[0].name == "shell"
+    assert session.usage == {1: 900, 3: 1000} and session.cache_reads == {1: 512, 3: 896}
+    assert session.outputs == {1: 40, 3: 5} and session.recorded_model == "gpt-5-codex"
+
+
+def test_openhands_turns_are_model_responses_with_their_usage():
+    runs = _lines(FORMATS / "openhands" / "multi_swe_bench_output.jsonl")
+    sessions = read_path(FORMATS / "openhands" / "multi_swe_bench_output.jsonl")
+    assert [s.turns for s in sessions] == [len(r["metrics"]["token_usages"]) for r in runs]
+    assert [sum(s.usage.values()) for s in sessions] == [
+        sum(u["prompt_tokens"] for u in r["metrics"]["token_usages"]) for r in runs
+    ]
+    events = json.loads((FORMATS / "openhands" / "basic_gui_mode.json").read_text())
+    responses = {
+        e["tool_call_metadata"]["model_response"]["id"] for e in events if e.get("tool_call_metadata")
+    }
+    (session,) = read_path(FORMATS / "openhands" / "basic_gui_mode.json")
+    assert len(session.usage) == len(responses) and session.turns == len(responses) + 1  # + the final message
+
+
+def test_inspect_logs_json_and_eval_read_per_sample_with_their_usage():
+    path = FORMATS / "inspect-ai" / "2025-05-12T20-27-36-04-00_browser.json"
+    log = json.loads(path.read_text())
+    (session,) = read_path(path)
+    model_events = [e for e in log["samples"][0]["events"] if e["event"] == "model"]
+    assert session.turns == len(model_events)
+    (usage,) = log["stats"]["model_usage"].values()
+    assert sum(session.usage.values()) == usage["input_tokens"]
+    assert sum(session.cache_reads.values()) == usage["input_tokens_cache_read"]
+    eval_path = FORMATS / "inspect-ai" / "log_message_deduplication.eval"
+    with zipfile.ZipFile(eval_path) as archive:
+        sample = json.loads(archive.read("samples/0_epoch_1.json"))
+    (session,) = read_path(eval_path)
+    assert session.turns == sum(1 for e in sample["events"] if e["event"] == "model")
+    assert not any("attachment://" in m.content for m in session.messages)
+
+
+def test_an_aider_history_reads_its_sessions_and_says_it_has_no_tools():
+    sessions = read_path(FORMATS / "aider" / "zen-mcp-server.aider.chat.history.md")
+    assert len(sessions) == 2 and all(s.format == "Aider chat history" for s in sessions)
+    assert "no tool structure" in str(sessions[0].warnings[0])
+
+
+def test_aider_tokens_lines_are_the_rounded_usage_of_the_reply_before_them():
+    text = (
+        "# aider chat started at 2025-01-01 10:00:00\n\n> Main model: gpt-4o with diff edit format\n\n"
+        "#### fix the bug in app.py\n\nThe bug is on line 3.\n\n> Tokens: 2.4k sent, 104 received. Cost: $0.01 message.\n\n"
+        "#### thanks\n\nYou're welcome.\n\n> Tokens: 2,612 sent, 1.2k cache write, 9 received.\n"
+    )
+    (session,) = read_bytes(text.encode(), ".aider.chat.history.md")
+    assert [m.role for m in session.messages] == ["user", "assistant", "user", "assistant"]
+    assert session.usage == {1: 2400, 3: 2612} and session.outputs == {1: 104, 3: 9}
+    assert session.cache_writes == {3: 1200} and session.recorded_model == "gpt-4o"
+
+
+def test_a_langfuse_trace_rebuilt_from_spans_counts_each_message_once():
+    path = FORMATS / "langfuse" / "trace-5028c350.json"
+    trace = json.loads(path.read_text())
+    best: dict[str, int] = {}
+    for o in trace["observations"]:
+        if o["type"] == "GENERATION":
+            m = o["metadata"]
+            total = o["usageDetails"]["input"] + m["cacheRead"] + m["cacheWrite"]
+            best[m["messageId"]] = max(best.get(m["messageId"], 0), total)
+    (session,) = read_path(path)
+    assert session.turns == len(best) and sum(session.usage.values()) == sum(best.values())
+    assert session.tool_calls == len(
+        {o["metadata"]["callId"] for o in trace["observations"] if o["name"].startswith("tool-")}
+    )
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in FORMATS.rglob("*") if p.is_file() and p.name != "SOURCES.md")
+)
+def test_every_real_file_reads_and_replays(path):
+    sessions = read_path(path)
+    assert sessions
+    for session in sessions:
+        result = replay(session, [], Settings())
+        assert len(result.turns) == session.turns
+
+
+def test_a_zip_that_is_not_an_inspect_log_is_named():
+    import io
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    with pytest.raises(TranscriptError, match=r"not an Inspect AI \.eval log"):
+        read_bytes(buffer.getvalue(), "x.zip")
