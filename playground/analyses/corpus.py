@@ -34,7 +34,9 @@ from playground.money.cost import Pricing
 from playground.stacks.candidates import Candidate
 from policies.base import shown
 
-TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj")
+TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj", ".eval")
+AIDER_HISTORY = ".aider.chat.history.md"  # a dot file, but a transcript: read where it is found
+NOT_TRANSCRIPTS = (".meta.json",)  # Claude Code's subagent descriptions, beside their transcripts
 # the per-session figures a corpus report reads (metrics.totals names)
 FIGURES = (
     "turns",
@@ -90,7 +92,12 @@ def sources(paths: Sequence[str]) -> tuple[list[Source], list[tuple[str, str]]]:
         path = Path(written)
         if path.is_dir():
             for file in sorted(p for p in path.rglob("*") if p.is_file() or p.is_symlink()):
-                if any(part.startswith(".") for part in file.relative_to(path).parts):
+                parts = file.relative_to(path).parts
+                if any(part.startswith(".") for part in parts[:-1]) or (
+                    parts[-1].startswith(".") and parts[-1] != AIDER_HISTORY
+                ):
+                    continue
+                if file.name.endswith(NOT_TRANSCRIPTS):
                     continue
                 if file.is_symlink():  # rglob leaves linked folders alone; linked files too
                     passed.append((str(file), "a link: not followed out of the folder"))
@@ -130,7 +137,7 @@ def _add(file: Path, found: list[Source], passed: list[tuple[str, str]], listed:
                     found.append(Source(str(file), info.filename, f"{info.file_size}:{info.CRC}"))
         except (zipfile.BadZipFile, OSError) as error:
             passed.append((str(file), f"not a readable zip archive ({error})"))
-    elif suffix in TRANSCRIPT_SUFFIXES or listed:
+    elif suffix in TRANSCRIPT_SUFFIXES or file.name == AIDER_HISTORY or listed:
         found.append(Source(str(file), None, f"{stat.st_size}:{stat.st_mtime_ns}"))
     if len(found) > LIMITS.max_corpus_files:
         raise CorpusError(f"more than {LIMITS.max_corpus_files:,} transcripts (PLAYGROUND_MAX_CORPUS_FILES)")

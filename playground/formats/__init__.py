@@ -20,13 +20,17 @@ from playground.formats import (
     aider,
     anthropic,
     claude_code,
+    cline,
     codex,
+    gemini_cli,
     inspect_ai,
     langchain,
     langfuse,
     openai_chat,
+    opencode,
     openhands,
     otel,
+    pydantic_ai,
     responses,
 )
 from playground.formats.builder import too_many_messages
@@ -106,7 +110,7 @@ def _looks_utf16(data: bytes) -> bool:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 # what the readers know, said when a file is none of them
 READABLE = (
-    "Claude Code sessions, Codex CLI rollouts, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "Claude Code sessions, Codex CLI rollouts, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
     "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON), "
     "and lists or {runs: [...]} of any of them"
 )
@@ -134,6 +138,10 @@ def sessions_from_data(data: Any, file: str) -> list[Session]:
         return inspect_ai.read(data, file)
     if langfuse.looks_like(data):
         return langfuse.read(data, file)
+    if gemini_cli.looks_like_recording(data):
+        return gemini_cli.read_recording(data, file)
+    if opencode.looks_like(data):
+        return opencode.read(data, file)
     if isinstance(data, dict):
         runs = next((data[k] for k in RUN_LIST_KEYS if isinstance(data.get(k), list)), None)
         if runs is not None and runs and all(_is_run(r) for r in runs):
@@ -146,6 +154,10 @@ def sessions_from_data(data: Any, file: str) -> list[Session]:
             return claude_code.read(data, file)
         if codex.looks_like(data):
             return codex.read(data, file)
+        if gemini_cli.looks_like_stream(data):
+            return gemini_cli.read_stream(data, file)
+        if cline.looks_like_ui_messages(data):
+            raise cline.ui_only(file)
         if all(_is_run(item) for item in data):
             return _read_runs(data, file, stem)
         return [read_messages(data, file, stem)]
@@ -229,6 +241,10 @@ def read_messages(
         raise TranscriptError(file, "", too_many_messages(len(items)))
     if openhands.looks_like(items):
         return openhands.read(items, file, name, container)
+    if pydantic_ai.looks_like(items):
+        return pydantic_ai.read(items, file, name)
+    if cline.looks_like(items):
+        return cline.read(items, file, name, cline.requests_beside(file))
     if langchain.looks_like(items):
         return langchain.read(items, file, name)
     if responses.looks_like(items):

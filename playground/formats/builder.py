@@ -21,6 +21,16 @@ def is_agent_tool(name: str | None) -> bool:
     return lowered in ("task", "agent") or lowered.endswith("_agent") or lowered.startswith("agent_")
 
 
+def as_list(value: Any) -> list:
+    """A field a reader iterates: the list, or nothing when a file holds anything else there."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict:
+    """A field a reader looks into: the object, or nothing when a file holds anything else there."""
+    return value if isinstance(value, dict) else {}
+
+
 def arguments_text(value: Any) -> str:
     """Tool-call arguments as JSON text, whether recorded as text or as an object."""
     if value is None:

@@ -48,7 +48,9 @@ def read(items: list, file: str) -> list[Session]:
         if item.get("isCompactSummary"):
             continue
         if item.get("isSidechain") and item.get("type") in (*MESSAGE_TYPES, "system"):
-            chains.setdefault(item.get("agentId") or root_of.get(item.get("uuid"), ""), []).append((n, item))
+            chains.setdefault(_id(item.get("agentId")) or root_of.get(_id(item.get("uuid")), ""), []).append(
+                (n, item)
+            )
     sessions = []
     main_name = ""
     if any(i.get("type") in MESSAGE_TYPES for _, i in main):
@@ -61,9 +63,14 @@ def read(items: list, file: str) -> list[Session]:
     return sessions
 
 
+def _id(value: Any) -> str | None:
+    """An id as the file gives it, where it is text (a hostile file may hold anything)."""
+    return value if isinstance(value, str) else None
+
+
 def _chain_roots(lines: list[tuple[int, dict]]) -> dict[str, str]:
     """Each line's uuid -> the uuid of the first line of its chain (``parentUuid`` followed up)."""
-    parent = {i.get("uuid"): i.get("parentUuid") for _, i in lines if isinstance(i.get("uuid"), str)}
+    parent = {i["uuid"]: _id(i.get("parentUuid")) for _, i in lines if isinstance(i.get("uuid"), str)}
     roots: dict[str, str] = {}
     for uuid in parent:
         trail, node = [], uuid

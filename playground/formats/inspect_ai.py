@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text
+from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list
 from playground.formats.json_text import parse_json
 from playground.limits import LIMITS, over
 from policies.messages import ToolCall
@@ -34,7 +34,7 @@ def looks_like(data: Any) -> bool:
 
 
 def read(data: dict, file: str) -> list[Session]:
-    task = str((data.get("eval") or {}).get("task") or "inspect")[:80]
+    task = str(as_dict(data.get("eval")).get("task") or "inspect")[:80]
     samples = [s for s in data["samples"] if isinstance(s, dict)]
     if not samples:
         raise TranscriptError(file, "samples", "the log holds no samples (a header-only log?)")
@@ -55,7 +55,7 @@ def read_eval(data: bytes, file: str) -> list[Session]:
             )
         header = _member(archive, "header.json", file)
         task = (
-            str((header.get("eval") or {}).get("task") or "inspect")[:80]
+            str(as_dict(header.get("eval")).get("task") or "inspect")[:80]
             if isinstance(header, dict)
             else "inspect"
         )
@@ -99,7 +99,11 @@ def _sample(sample: dict, file: str, task: str) -> Session:
         builder.where = f"sample {sample.get('id')} event {n}"
         request = _request(event, pool)
         for message in request:
-            key = message.get("id") or json.dumps(message, sort_keys=True, default=str)[:2000]
+            key = (
+                message["id"]
+                if isinstance(message.get("id"), str)
+                else json.dumps(message, sort_keys=True, default=str)[:2000]
+            )
             if key in seen:
                 continue
             seen.add(key)
@@ -130,7 +134,7 @@ def _request(event: dict, pool: list) -> list[dict]:
     if isinstance(event.get("input"), list) and event["input"]:
         return [m for m in event["input"] if isinstance(m, dict)]
     messages = []
-    for span in event.get("input_refs") or []:
+    for span in as_list(event.get("input_refs")):
         if isinstance(span, list) and len(span) == 2 and all(type(i) is int for i in span):
             messages += [m for m in pool[span[0] : span[1]] if isinstance(m, dict)]
     return messages
@@ -150,7 +154,7 @@ def _add(
     if role == "assistant":
         calls = tuple(
             ToolCall(str(c.get("id")), str(c.get("function") or ""), arguments_text(c.get("arguments")))
-            for c in message.get("tool_calls") or []
+            for c in as_list(message.get("tool_calls"))
             if isinstance(c, dict)
         )
         usage = usage or {}

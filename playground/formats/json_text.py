@@ -81,8 +81,13 @@ def _constant(name: str) -> float:
     raise NotANumber(f"{name} is not a number this playground accepts")
 
 
+MAX_DIGITS = 40  # a 128-bit trace id written as a JSON integer is 39 digits: an id, read as one
+
+
 def _integer(digits: str) -> int:
-    if len(digits) > 30:
+    """An integer of at most MAX_DIGITS digits: ids come that long; a count or a time that
+    large is refused where it is read as one (token counts, times)."""
+    if len(digits) > MAX_DIGITS:
         raise NotANumber(f"an integer of {len(digits):,} digits is not a number this playground accepts")
     return int(digits)
 

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import Session
-from playground.formats.builder import SessionBuilder, arguments_text
+from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list
 from policies.messages import ToolCall
 
 PASSED_ACTIONS = ("change_agent_state", "recall", "null")
@@ -122,7 +122,7 @@ def _arguments(response: dict, call_id: str, args: dict) -> str:
     choices = response.get("choices") if isinstance(response.get("choices"), list) else []
     for choice in choices:
         message = choice.get("message") if isinstance(choice, dict) else None
-        for call in (message or {}).get("tool_calls") or []:
+        for call in as_list(as_dict(message).get("tool_calls")):
             if (
                 isinstance(call, dict)
                 and call.get("id") == call_id

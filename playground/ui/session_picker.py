@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,21 +53,45 @@ def _choices(origin: str, name: str, loaded: cache.Loaded) -> list[Choice]:
     """One choice per session; a run of a multi-run file leads with its index and its own name
     (what the file records: task, trial, reward), so the list reads and searches by run."""
     if len(loaded.sessions) == 1:
-        return [Choice(f"{origin}: {name}", loaded.sessions[0], origin)]
-    return [Choice(f"#{i} {s.name} — {origin}: {name}", s, origin) for i, s in enumerate(loaded.sessions)]
+        session = loaded.sessions[0]
+        named = _named(session).removeprefix(session.name).removeprefix(" · ")
+        return [Choice(f"{origin}: {name}" + (f" ({named})" if named else ""), session, origin)]
+    return [Choice(f"#{i} {_named(s)} — {origin}: {name}", s, origin) for i, s in enumerate(loaded.sessions)]
+
+
+def _named(session: Session) -> str:
+    """A session by what it records: its title or first request, the model, the day it ran."""
+    parts = [session.name]
+    if session.parent:
+        parts.append("subagent")
+    if session.recorded_model:  # the agents' logs: their model and the day they ran
+        parts.append(session.recorded_model)
+        if session.times:
+            parts.append(time.strftime("%Y-%m-%d", time.gmtime(min(session.times.values()))))
+    return " · ".join(parts)
+
+
+WHERE_TOOLS_KEEP_THEM = (
+    "Where the tools keep them: Claude Code `~/.claude/projects/<project>/<session>.jsonl`; "
+    "Codex CLI `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`; Gemini CLI "
+    "`~/.gemini/tmp/<project>/chats/session-*.json`; opencode `opencode export <session>`; Cline "
+    "`tasks/<id>/api_conversation_history.json` in VS Code's global storage; Aider "
+    "`.aider.chat.history.md` in the repository; Inspect AI `./logs/*.eval`; OpenHands "
+    "trajectories saved from the UI or an eval's `output.jsonl`; Langfuse `GET /api/public/traces/<id>`."
+)
 
 
 def show(key: str = "session") -> Session | None:
     """The picker in the sidebar; returns the chosen session (None when nothing is readable)."""
     st.header("Session")
     uploads = st.file_uploader(
-        "Upload transcripts (JSON or JSONL: .json, .jsonl, .traj, ...)",
+        "Upload transcripts (.json, .jsonl, .traj, .eval, .aider.chat.history.md, ...)",
         # any name: the readers know a transcript by its content, and say in words why a file
         # is not one (a type filter would refuse .traj files with a hover-only message)
         type=None,
         accept_multiple_files=True,
         key=f"{key}_uploads",
-        help=f"Readable: {READABLE}.",
+        help=f"Readable: {READABLE}.\n\n{WHERE_TOOLS_KEEP_THEM}",
     )
     choices: list[Choice] = []
     for name, data in _distinct(uploads or []):

@@ -311,7 +311,9 @@ def chat(usage) -> bytes:
         (chat("Infinity"), "Infinity is not a number this playground accepts"),
         (chat("1e400"), "1e400 is out of range for a number"),
         (chat("1e308"), "message 1: usage.prompt_tokens must be from 0 to 100,000,000, got 1e+308"),
-        (chat(str(10**30)), "an integer of 31 digits is not a number this playground accepts"),
+        # 39 digits read (a 128-bit id is that long); a count that large is refused where it is one
+        (chat(str(10**30)), "usage.prompt_tokens must be from 0 to 100,000,000, got 1e+30"),
+        (chat(str(10**40)), "an integer of 41 digits is not a number this playground accepts"),
         (chat(str(10**12)), "usage.prompt_tokens must be from 0 to 100,000,000, got 1,000,000,000,000"),
         (chat("9" * 5000), "an integer of 5,000 digits is not a number this playground accepts"),
         (chat("-3"), "usage.prompt_tokens must be from 0 to 100,000,000, got -3"),

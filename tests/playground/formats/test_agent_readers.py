@@ -268,3 +268,289 @@ def test_a_zip_that_is_not_an_inspect_log_is_named():
         archive.writestr("notes.txt", "hello")
     with pytest.raises(TranscriptError, match=r"not an Inspect AI \.eval log"):
         read_bytes(buffer.getvalue(), "x.zip")
+
+
+def test_an_otel_trace_with_128_bit_integer_ids_reads():
+    trace_id = 2**127 + 12345  # 39 digits, as a real any-agent trace writes its ids
+    spans = [
+        {
+            "name": "call_llm",
+            "context": {"trace_id": trace_id, "span_id": 2**63 + 1},
+            "start_time": "2025-01-01T00:00:00Z",
+            "attributes": {
+                "gen_ai.input.messages": json.dumps([{"role": "user", "content": "hi"}]),
+                "gen_ai.output.messages": json.dumps([{"role": "assistant", "content": "hello"}]),
+                "gen_ai.usage.input_tokens": 12,
+            },
+        }
+    ]
+    text = json.dumps(spans)
+    assert str(trace_id) in text and len(str(trace_id)) == 39
+    (session,) = read_bytes(text.encode(), "any_agent_trace.json")
+    assert [m.role for m in session.messages] == ["user", "assistant"] and session.usage == {1: 12}
+    with pytest.raises(TranscriptError, match="usage"):
+        read_bytes(
+            text.replace(
+                '"gen_ai.usage.input_tokens": 12', '"gen_ai.usage.input_tokens": ' + "9" * 39
+            ).encode(),
+            "t.json",
+        )
+
+
+def test_a_gemini_cli_chat_recording_reads_calls_results_and_tokens():
+    recording = {
+        "sessionId": "abc-123",
+        "projectHash": "p",
+        "startTime": "2025-09-01T10:00:00Z",
+        "messages": [
+            {"id": "1", "type": "user", "content": "list the files"},
+            {"id": "2", "type": "info", "content": "Switched model"},
+            {
+                "id": "3",
+                "type": "gemini",
+                "content": "",
+                "model": "gemini-2.5-pro",
+                "thoughts": [{"subject": "Plan", "description": "run ls"}],
+                "toolCalls": [
+                    {
+                        "id": "ls-1",
+                        "name": "run_shell_command",
+                        "args": {"command": "ls"},
+                        "result": [
+                            {
+                                "functionResponse": {
+                                    "id": "ls-1",
+                                    "name": "run_shell_command",
+                                    "response": {"output": "a.py"},
+                                }
+                            }
+                        ],
+                        "status": "success",
+                    }
+                ],
+                "tokens": {
+                    "input": 9000,
+                    "output": 20,
+                    "cached": 8000,
+                    "thoughts": 30,
+                    "tool": 0,
+                    "total": 9050,
+                },
+            },
+            {
+                "id": "4",
+                "type": "gemini",
+                "content": "There is a.py.",
+                "model": "gemini-2.5-pro",
+                "tokens": {
+                    "input": 9100,
+                    "output": 6,
+                    "cached": 9000,
+                    "thoughts": 0,
+                    "tool": 0,
+                    "total": 9106,
+                },
+            },
+        ],
+    }
+    (session,) = read_bytes(json.dumps(recording).encode(), "session-2025-09-01.json")
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
+    assert session.messages[2].content == "a.py" and session.messages[1].thinking == "Plan run ls"
+    assert session.usage == {1: 9000, 3: 9100} and session.cache_reads == {1: 8000, 3: 9000}
+    assert session.outputs == {1: 50, 3: 6} and "info 1" in str(session.warnings[-1])
+
+
+def test_gemini_stream_json_runs_are_sessions_with_deltas_joined():
+    events = [
+        {"harness": "started"},
+        {"type": "init", "session_id": "r1", "model": "gemini-2.5-flash"},
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "message", "role": "assistant", "content": "Hel", "delta": True},
+        {"type": "message", "role": "assistant", "content": "lo", "delta": True},
+        {"type": "tool_use", "tool_name": "read_file", "tool_id": "t1", "parameters": {"path": "a"}},
+        {"type": "tool_result", "tool_id": "t1", "status": "success", "output": "text"},
+        {"type": "message", "role": "assistant", "content": "Done.", "delta": True},
+        {"type": "result", "status": "success", "stats": {"input_tokens": 500, "output_tokens": 9}},
+        {"type": "init", "session_id": "r2", "model": "gemini-2.5-flash"},
+        {"type": "message", "role": "user", "content": "again"},
+        {"type": "message", "role": "assistant", "content": "Yes", "delta": True},
+    ]
+    text = "\n".join(json.dumps(e) for e in events)
+    first, second = read_bytes(text.encode(), "transcript.jsonl")
+    assert [m.content for m in first.messages] == ["hi", "Hello", "text", "Done."]
+    assert first.messages[1].tool_calls[0].id == "t1" and first.turns == 2
+    assert "totals only" in str(first.warnings[-1]) and second.name == "r2"
+
+
+def test_an_opencode_export_has_a_turn_per_step_with_its_tokens():
+    export = {
+        "info": {"id": "ses_1", "title": "Fix the parser", "version": "0.9"},
+        "messages": [
+            {"info": {"id": "msg_1", "role": "user"}, "parts": [{"type": "text", "text": "fix parse()"}]},
+            {
+                "info": {
+                    "id": "msg_2",
+                    "role": "assistant",
+                    "modelID": "claude-sonnet-4-5",
+                    "providerID": "anthropic",
+                },
+                "parts": [
+                    {"type": "step-start"},
+                    {"type": "reasoning", "text": "read it first"},
+                    {
+                        "type": "tool",
+                        "tool": "read",
+                        "callID": "c1",
+                        "state": {
+                            "status": "completed",
+                            "input": {"filePath": "p.py"},
+                            "output": "def parse(): ...",
+                        },
+                    },
+                    {
+                        "type": "step-finish",
+                        "tokens": {
+                            "input": 10,
+                            "output": 30,
+                            "reasoning": 5,
+                            "cache": {"read": 9000, "write": 400},
+                        },
+                    },
+                    {"type": "step-start"},
+                    {"type": "text", "text": "Fixed."},
+                    {
+                        "type": "step-finish",
+                        "tokens": {
+                            "input": 3,
+                            "output": 4,
+                            "reasoning": 0,
+                            "cache": {"read": 9400, "write": 60},
+                        },
+                    },
+                ],
+            },
+        ],
+    }
+    (session,) = read_bytes(json.dumps(export).encode(), "opencode-session.json")
+    assert session.name == "Fix the parser"
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "assistant"]
+    assert session.usage == {1: 9410, 3: 9463} and session.cache_writes == {1: 400, 3: 60}
+    assert session.outputs == {1: 35, 3: 4} and session.messages[1].thinking == "read it first"
+
+
+def test_cline_text_results_are_tool_results_and_ui_messages_give_the_usage(tmp_path):
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>fix it</task>"}], "ts": 1},
+        {
+            "role": "assistant",
+            "ts": 2,
+            "metrics": {"tokens": {"prompt": 100, "completion": 5, "cached": 0}},
+            "content": [
+                {"type": "text", "text": "Reading."},
+                {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a.py"}},
+            ],
+        },
+        {
+            "role": "user",
+            "ts": 3,
+            "content": [
+                {"type": "text", "text": "[read_file for 'a.py'] Result:\nprint(1)"},
+                {"type": "text", "text": "<environment_details>x</environment_details>"},
+            ],
+        },
+        {
+            "role": "assistant",
+            "ts": 4,
+            "metrics": {"tokens": {"prompt": 160, "completion": 3, "cached": 90}},
+            "content": [{"type": "text", "text": "Done."}],
+        },
+        {"role": "user", "ts": 5, "content": [{"type": "text", "text": "[TASK RESUMPTION] go on"}]},
+        {"role": "assistant", "ts": 6, "content": [{"type": "text", "text": "OK."}]},
+    ]
+    task = tmp_path / "tasks" / "171"
+    task.mkdir(parents=True)
+    (task / "api_conversation_history.json").write_text(json.dumps(history))
+    (session,) = read_path(task / "api_conversation_history.json")
+    assert [m.role for m in session.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert (
+        session.messages[2].tool_call_ids == ("toolu_1",)
+        and "[TASK RESUMPTION]" in session.messages[5].content
+    )
+    assert session.usage == {1: 100, 4: 160} and session.cache_reads == {1: 0, 4: 90}
+    ui = [
+        {
+            "ts": 2,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps(
+                {"tokensIn": 7, "tokensOut": 5, "cacheWrites": 93, "cacheReads": 0, "cost": 0.01}
+            ),
+        },
+        {"ts": 3, "type": "say", "say": "text", "text": "Reading."},
+        {
+            "ts": 4,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps({"tokensIn": 4, "tokensOut": 3, "cacheWrites": 66, "cacheReads": 93}),
+        },
+        {
+            "ts": 6,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps({"tokensIn": 5, "tokensOut": 2, "cacheWrites": 10, "cacheReads": 159}),
+        },
+    ]
+    (task / "ui_messages.json").write_text(json.dumps(ui))
+    (session,) = read_path(task / "api_conversation_history.json")
+    assert session.usage == {1: 100, 4: 163, 6: 174} and session.cache_writes == {1: 93, 4: 66, 6: 10}
+    with pytest.raises(TranscriptError, match=r"add api_conversation_history\.json"):
+        read_path(task / "ui_messages.json")
+
+
+def test_a_pydantic_ai_history_written_by_pydantic_ai_reads():
+    messages = pytest.importorskip("pydantic_ai.messages")
+    from pydantic_ai.usage import RequestUsage
+
+    history = [
+        messages.ModelRequest(
+            parts=[messages.SystemPromptPart("be brief"), messages.UserPromptPart("weather?")]
+        ),
+        messages.ModelResponse(
+            parts=[messages.ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="w1")],
+            usage=RequestUsage(input_tokens=120, cache_read_tokens=100, output_tokens=8),
+            model_name="gpt-5",
+        ),
+        messages.ModelRequest(parts=[messages.ToolReturnPart("get_weather", "sunny", tool_call_id="w1")]),
+        messages.ModelResponse(
+            parts=[messages.TextPart("Sunny.")],
+            usage=RequestUsage(input_tokens=140, output_tokens=3),
+            model_name="gpt-5",
+        ),
+    ]
+    data = messages.ModelMessagesTypeAdapter.dump_json(history)
+    (session,) = read_bytes(data, "history.json")
+    assert [m.role for m in session.messages] == ["system", "user", "assistant", "tool", "assistant"]
+    assert session.messages[2].tool_calls[0].name == "get_weather" and session.messages[3].content == "sunny"
+    assert (
+        session.usage == {2: 120, 4: 140}
+        and session.cache_reads == {2: 100, 4: 0}
+        and session.recorded_model == "gpt-5"
+    )
+
+
+def test_the_readme_table_of_formats_is_the_catalogue():
+    from playground.formats.catalogue import FORMATS, markdown_table
+
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    assert markdown_table() in readme
+    from playground.formats import READABLE
+
+    assert all(f.tool.split()[0] in READABLE for f in FORMATS)

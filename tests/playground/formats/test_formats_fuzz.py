@@ -66,6 +66,74 @@ SMALL = {
         {"name": "a", "messages": [{"role": "user", "content": "u"}, {"role": "assistant", "content": "x"}]}
     ],
 }
+
+# the agents' own logs, small: every reader the fuzzing below reaches
+SMALL |= {
+    "claude_code": [
+        {"type": "summary", "summary": "t"},
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "message": {"role": "user", "content": "u"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "timestamp": "2025-01-01T00:00:00Z",
+         "message": {"id": "m1", "model": "claude-x", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+                     "usage": {"input_tokens": 3, "cache_read_input_tokens": 5, "cache_creation_input_tokens": 1, "output_tokens": 2}}},
+        {"type": "user", "uuid": "u2", "parentUuid": "a1", "sessionId": "s", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "r"}]}},
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "auto", "preTokens": 9}},
+        {"type": "user", "isCompactSummary": True, "sessionId": "s", "message": {"role": "user", "content": "sum"}},
+        {"type": "user", "uuid": "s1", "parentUuid": None, "isSidechain": True, "sessionId": "s", "message": {"role": "user", "content": "task"}},
+        {"type": "assistant", "uuid": "s2", "parentUuid": "s1", "isSidechain": True, "sessionId": "s", "message": {"id": "m2", "content": [{"type": "text", "text": "ok"}]}},
+    ],
+    "codex": [
+        {"type": "session_meta", "payload": {"id": "x"}},
+        {"type": "turn_context", "payload": {"model": "m"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "u"}]}},
+        {"type": "response_item", "payload": {"type": "function_call", "name": "f", "arguments": "{}", "call_id": "c"}},
+        {"type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 1}, "last_token_usage": {"input_tokens": 1, "cached_input_tokens": 0, "output_tokens": 1}}}},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c", "output": "r"}},
+        {"type": "compacted", "payload": {"message": "s", "replacement_history": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "u"}]}]}},
+    ],
+    "openhands": [
+        {"id": 0, "source": "user", "action": "message", "args": {"content": "u"}},
+        {"id": 1, "source": "agent", "action": "run", "args": {"command": "ls", "thought": "t"},
+         "tool_call_metadata": {"tool_call_id": "c", "function_name": "bash", "model_response": {"id": "r", "usage": {"prompt_tokens": 4}}}},
+        {"id": 2, "source": "agent", "observation": "run", "cause": 1, "content": "out", "tool_call_metadata": {"tool_call_id": "c"}},
+    ],
+    "inspect": {
+        "version": 2, "eval": {"task": "t"}, "samples": [{"id": 1, "epoch": 1, "message_pool": [{"id": "p", "role": "user", "content": "u"}],
+            "events": [{"event": "model", "model": "openai/x", "input_refs": [[0, 1]],
+                        "output": {"choices": [{"message": {"role": "assistant", "content": "a"}}], "usage": {"input_tokens": 3}}}]}],
+    },
+    "langfuse": {"id": "t", "observations": [
+        {"type": "GENERATION", "startTime": "2025-01-01T00:00:00Z", "input": [{"role": "user", "content": "u"}],
+         "output": {"role": "assistant", "content": "a"}, "usageDetails": {"input": 2, "output": 1}, "metadata": {"cacheRead": 1}}]},
+    "gemini": {"sessionId": "s", "messages": [
+        {"type": "user", "content": "u"},
+        {"type": "gemini", "content": "a", "toolCalls": [{"id": "c", "name": "f", "args": {}, "result": [{"functionResponse": {"response": {"output": "r"}}}]}],
+         "tokens": {"input": 2, "cached": 1, "output": 1}}]},
+    "gemini_stream": [
+        {"type": "init", "session_id": "s", "model": "m"},
+        {"type": "message", "role": "user", "content": "u"},
+        {"type": "message", "role": "assistant", "content": "a", "delta": True},
+        {"type": "tool_use", "tool_name": "f", "tool_id": "c", "parameters": {}},
+        {"type": "tool_result", "tool_id": "c", "output": "r"},
+        {"type": "result", "stats": {"input_tokens": 3}},
+    ],
+    "opencode": {"info": {"id": "ses", "title": "t"}, "messages": [
+        {"info": {"role": "user"}, "parts": [{"type": "text", "text": "u"}]},
+        {"info": {"role": "assistant", "modelID": "m"}, "parts": [
+            {"type": "step-start"}, {"type": "tool", "callID": "c", "tool": "read", "state": {"input": {}, "output": "r"}},
+            {"type": "step-finish", "tokens": {"input": 1, "output": 1, "cache": {"read": 2, "write": 0}}}]}]},
+    "cline": [
+        {"role": "user", "ts": 1, "content": [{"type": "text", "text": "u"}]},
+        {"role": "assistant", "ts": 2, "metrics": {"tokens": {"prompt": 3, "completion": 1, "cached": 0}},
+         "content": [{"type": "tool_use", "id": "c", "name": "read_file", "input": {}}]},
+        {"role": "user", "ts": 3, "content": [{"type": "text", "text": "[read_file] Result: r"}]},
+    ],
+    "pydantic_ai": [
+        {"kind": "request", "parts": [{"part_kind": "user-prompt", "content": "u"}]},
+        {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "f", "args": {}, "tool_call_id": "c"}],
+         "usage": {"input_tokens": 2, "output_tokens": 1}, "model_name": "m"},
+        {"kind": "request", "parts": [{"part_kind": "tool-return", "tool_name": "f", "content": "r", "tool_call_id": "c"}]},
+    ],
+}  # fmt: skip
 ANY_JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
@@ -167,6 +235,10 @@ FIELDS = [
     "name", "role", "content", "tool_calls", "usage", "prompt_tokens", "input_tokens", "type", "id",
     "text", "summary", "data", "function", "arguments", "tool_call_id", "call_id", "system", "tools",
     "usage_metadata", "response_metadata", "token_usage", "cache_read_input_tokens", "messages",
+    "message", "payload", "parts", "tokens", "toolCalls", "events", "observations", "metadata", "usageDetails",
+    "isSidechain", "isCompactSummary", "tool_use_id", "callID", "state", "part_kind", "kind", "metrics",
+    "tool_call_metadata", "model_response", "input_refs", "message_pool", "sessionId", "uuid", "parentUuid",
+    "replacement_history", "info", "compactMetadata", "samples", "eval", "delta",
 ]  # fmt: skip
 
 
@@ -249,3 +321,18 @@ def test_hostile_configs_are_read_or_refused_in_one_line(data, action, value):
             continue
         assert isinstance(config, Config)
         parse_config(config.to_yaml(), "again.yaml")  # what it accepts, it writes back readable
+
+
+JSONL_KINDS = ["claude_code", "codex", "gemini_stream"]
+
+
+@given(st.sampled_from(JSONL_KINDS), st.integers(min_value=0, max_value=10_000), st.data())
+def test_agent_logs_as_jsonl_cut_anywhere_or_with_a_foreign_line_never_crash(kind, cut, data):
+    lines = [json.dumps(line) for line in SMALL[kind]]
+    if data.draw(st.booleans()):
+        lines.insert(
+            data.draw(st.integers(0, len(lines))),
+            data.draw(st.sampled_from(['{"role": "user"', "[1, 2]", "garbage", '{"type": "x"}'])),
+        )
+    text = "\n".join(lines).encode()
+    must_read_or_refuse(text[: cut % (len(text) + 1)])

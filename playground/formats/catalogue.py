@@ -1,0 +1,93 @@
+"""What each reader reads, for people: the README's table of formats is this, rendered
+(``markdown_table``), and a test keeps the two the same."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Format(NamedTuple):
+    tool: str
+    where: str  # where the tool keeps its files
+    read: str  # what becomes messages, turns and recorded usage
+    not_read: str  # what is passed over (and said so)
+
+
+FORMATS = (
+    Format(
+        "Claude Code",
+        "`~/.claude/projects/<project>/<session>.jsonl` (2.x: `<session>/subagents/agent-*.jsonl`)",
+        "one turn per API call (lines grouped by `message.id`), usage with cache reads, writes and output, "
+        "model, thinking, tool results; side chains as subagent sessions; `compact_boundary` and its summary "
+        "as recorded compactions",
+        "meta lines, attachments, snapshots and the other non-message lines (counted in one warning); "
+        "Claude Code's own error replies (`<synthetic>`); the system prompt and tools, which the file does not hold",
+    ),
+    Format(
+        "Codex CLI",
+        "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`",
+        "`response_item` lines; usage per call from `token_count` (`last_token_usage`, repeats skipped); "
+        "model from `turn_context`; `compacted` items with their replacement history; a session per `session_meta`",
+        "`event_msg` lines (the UI's copy), encrypted reasoning, web search and image items (counted)",
+    ),
+    Format(
+        "Gemini CLI",
+        "`~/.gemini/tmp/<project>/chats/session-*.json`; `--output-format stream-json` logs",
+        "chat recordings: each `gemini` record a call, with its tool calls and results and `tokens`; "
+        "stream-json: runs as sessions, deltas joined, tool_use and tool_result paired",
+        "info and error records; stream-json usage, which holds the run's totals only (said)",
+    ),
+    Format(
+        "opencode",
+        "`opencode export <session>`",
+        "one turn per `step-finish` with its tokens (input, output, reasoning, cache read and write); "
+        "tool parts as call and result; compaction parts and their summary",
+        "step markers, patches and snapshots (counted)",
+    ),
+    Format(
+        "Cline",
+        "VS Code global storage `tasks/<id>/api_conversation_history.json` (and `ui_messages.json` beside it)",
+        "tool results Cline sends as user text, paired with their calls; `metrics.tokens` per reply, or the "
+        "requests of `ui_messages.json` in the same folder",
+        "`ui_messages.json` alone (it holds the UI, not the conversation: the message says to add the history)",
+    ),
+    Format(
+        "Aider",
+        "`.aider.chat.history.md` in the repository",
+        "sessions from `# aider chat started at`, `####` input, the replies, `> Tokens:` lines as rounded usage",
+        "tool structure, which the log does not have (said once); Aider's other `>` notes",
+    ),
+    Format(
+        "OpenHands",
+        "trajectories saved from the UI; an evaluation's `output.jsonl`",
+        "actions as calls (one turn per `model_response.id`), observations as results, usage from the "
+        "response or `metrics.token_usages`",
+        "state changes and empty observations (counted)",
+    ),
+    Format(
+        "Inspect AI",
+        "`./logs/*.eval` and `.json`",
+        "a session per sample and epoch; turns from `model` events (their `input`, or `input_refs` into "
+        "`message_pool`), usage with cache reads and writes; attachments resolved",
+        "spans, sandbox, tool, store and score events (counted)",
+    ),
+    Format(
+        "Langfuse",
+        "trace exports (`GET /api/public/traces/<id>`)",
+        "generations' inputs and outputs, or the messages rebuilt from text and tool spans; usage once per "
+        "message, cache figures from `metadata`",
+        "events and spans that carry no message",
+    ),
+    Format(
+        "pydantic-ai",
+        "`ModelMessagesTypeAdapter` JSON",
+        "requests and responses by `part_kind`, usage and `model_name` per response",
+        "parts of kinds it does not know (each said)",
+    ),
+)
+
+
+def markdown_table() -> str:
+    rows = ["| Tool | Where it keeps files | What is read | What is not |", "|---|---|---|---|"]
+    rows += [f"| {f.tool} | {f.where} | {f.read} | {f.not_read} |" for f in FORMATS]
+    return "\n".join(rows)

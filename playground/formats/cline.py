@@ -1,0 +1,156 @@
+"""Cline's task history (VS Code global storage ``tasks/<id>/api_conversation_history.json``),
+with the ``ui_messages.json`` beside it where there is one.
+
+The history is Anthropic-style ``[{role, content: [blocks], ts, metrics}]``. Cline writes
+its tool calls as ``tool_use`` blocks but returns their results as user ``text`` blocks
+(``[read_file for 'a.py'] Result: …``): those are tool results, paired in order with the
+calls of the reply before them. ``metrics.tokens`` is the usage Cline recorded per reply;
+``ui_messages.json`` records each request (``say: api_req_started``) with its input, cache
+reads and writes, which are preferred where the two files are read together.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from playground.engine.session import Session, TranscriptError
+from playground.formats.builder import SessionBuilder, arguments_text, as_list
+from policies.messages import ToolCall
+
+_RESULT = re.compile(r"^\[[^\]\n]{1,300}\] Result:")
+HISTORY = "api_conversation_history.json"
+UI = "ui_messages.json"
+
+
+def looks_like(items: list) -> bool:
+    """Messages with Cline's ``ts`` beside role and block content."""
+    return any(
+        isinstance(m, dict)
+        and "ts" in m
+        and m.get("role") in ("user", "assistant")
+        and isinstance(m.get("content"), list)
+        for m in items[:10]
+    )
+
+
+def looks_like_ui_messages(items: list) -> bool:
+    return any(
+        isinstance(m, dict) and m.get("type") in ("say", "ask") and "ts" in m for m in items[:10]
+    ) and not any(isinstance(m, dict) and "role" in m for m in items[:10])
+
+
+def ui_only(file: str) -> TranscriptError:
+    return TranscriptError(
+        file,
+        "",
+        f"Cline's {UI} holds what the UI showed, not the conversation: add {HISTORY} from the same task folder",
+    )
+
+
+def requests_beside(file: str) -> list[dict]:
+    """The api_req_started records of the ui_messages.json in the history's folder, if any."""
+    path = Path(file).with_name(UI)
+    try:
+        if Path(file).name != HISTORY or not path.is_file() or path.stat().st_size > 50 * 2**20:
+            return []
+        items = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return []
+    requests = []
+    for item in items if isinstance(items, list) else []:
+        if (
+            isinstance(item, dict)
+            and item.get("say") == "api_req_started"
+            and isinstance(item.get("text"), str)
+        ):
+            try:
+                record = json.loads(item["text"])
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                requests.append(record)
+    return requests
+
+
+def read(items: list, file: str, name: str, requests: list[dict] | None = None) -> Session:
+    builder = SessionBuilder(file, "Cline task history")
+    pending: list[ToolCall] = []  # calls of the last reply, waiting for their results
+    requests = requests or []
+    replies = 0
+    for n, message in enumerate(items):
+        builder.where = f"message {n}"
+        if not isinstance(message, dict):
+            raise builder.error(builder.where, "expected a message object")
+        blocks = message.get("content")
+        blocks = (
+            [{"type": "text", "text": blocks}]
+            if isinstance(blocks, str)
+            else [b for b in as_list(blocks) if isinstance(b, dict)]
+        )
+        if message.get("role") == "assistant":
+            texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+            calls = tuple(
+                ToolCall(str(b.get("id")), str(b.get("name") or ""), arguments_text(b.get("input")))
+                for b in blocks
+                if b.get("type") == "tool_use"
+            )
+            usage = _usage(builder, message, requests[replies] if replies < len(requests) else None)
+            builder.add("assistant", "\n".join(texts), tool_calls=calls, **usage)
+            pending = list(calls)
+            replies += 1
+            continue
+        texts = []
+        for block in blocks:
+            text = (
+                block.get("text")
+                if block.get("type") == "text" and isinstance(block.get("text"), str)
+                else None
+            )
+            if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
+                builder.add("tool", _text(block.get("content")), tool_call_ids=(block["tool_use_id"],))
+                pending = [c for c in pending if c.id != block["tool_use_id"]]
+            elif text is not None and pending and _RESULT.match(text):
+                builder.add("tool", text, tool_call_ids=(pending.pop(0).id,))
+            elif text is not None:
+                texts.append(text)  # the user's words, [TASK RESUMPTION] and environment details
+        if texts:
+            builder.add("user", "\n".join(texts))
+    if requests and len(requests) != replies:
+        builder.warn(
+            "", f"{UI} records {len(requests)} requests for {replies} replies: usage matched in order"
+        )
+    return builder.build(name)
+
+
+def _usage(builder: SessionBuilder, message: dict, request: dict | None) -> dict[str, Any]:
+    if request is not None:  # the UI's record of the request: input without the cache, then the cache
+        uncached = builder.token_count(request.get("tokensIn"), "tokensIn")
+        read_ = builder.token_count(request.get("cacheReads"), "cacheReads")
+        written = builder.token_count(request.get("cacheWrites"), "cacheWrites")
+        return {
+            "prompt_tokens": None if uncached is None else uncached + (read_ or 0) + (written or 0),
+            "cache_read": read_,
+            "cache_write": written,
+            "output": builder.token_count(request.get("tokensOut"), "tokensOut"),
+        }
+    metrics = message.get("metrics") if isinstance(message.get("metrics"), dict) else {}
+    tokens = metrics.get("tokens") if isinstance(metrics.get("tokens"), dict) else {}
+    info = message.get("modelInfo") if isinstance(message.get("modelInfo"), dict) else {}
+    model = info.get("modelId") if isinstance(info.get("modelId"), str) else None
+    return {
+        "prompt_tokens": builder.token_count(tokens.get("prompt"), "metrics.tokens.prompt"),
+        "cache_read": builder.token_count(tokens.get("cached"), "metrics.tokens.cached"),
+        "output": builder.token_count(tokens.get("completion"), "metrics.tokens.completion"),
+        "model": model,
+    }
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
