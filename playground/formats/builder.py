@@ -31,6 +31,21 @@ def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def block_text(content: Any) -> str:
+    """A message's text: a string, or the text of its content blocks (``{"text": ...}``)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        b["text"] for b in as_list(content) if isinstance(b, dict) and isinstance(b.get("text"), str)
+    )
+
+
+def uncached_plus_cache(uncached: int | None, read: int | None, written: int | None) -> int | None:
+    """The prompt tokens of a call whose input count leaves the cache out (Anthropic and the
+    logs that follow it): the uncached input, the cache reads and the cache writes."""
+    return None if uncached is None else uncached + (read or 0) + (written or 0)
+
+
 def arguments_text(value: Any) -> str:
     """Tool-call arguments as JSON text, whether recorded as text or as an object."""
     if value is None:
@@ -55,6 +70,7 @@ class SessionBuilder:
         self.models: dict[int, str] = {}
         self.compactions: list[RecordedCompaction] = []
         self.parent = ""
+        self.unreadable_times = 0
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
         self.where = ""  # the item being read: readers set it, so a checked field can name its place
@@ -200,12 +216,23 @@ class SessionBuilder:
             raise self.error(self.where, f"{field} must be a Unix time in seconds, got {shown(value)}")
         return float(value)
 
+    def reply_time(self, value: Any) -> float | None:
+        """An agent log's time for a reply: a time that does not read is left out, counted in one
+        warning (``unreadable_times``), the rest of the line still read."""
+        try:
+            return self.timestamp(value, "timestamp")
+        except TranscriptError:
+            self.unreadable_times += 1
+            return None
+
     def text_or_none(self, value: Any, field: str) -> str | None:
         if value is None or isinstance(value, str):
             return value
         raise self.error(self.where, f"{field} must be text, got {kind_of(value)}")
 
     def build(self, name: str) -> Session:
+        if self.unreadable_times:
+            self.warn("", f"{self.unreadable_times:,} time(s) that do not read: those replies have no time")
         if not self.messages:
             raise self.error("", "the session holds no messages")
         if len(self.messages) > LIMITS.max_messages:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from playground.engine.session import RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text
+from playground.engine.session import RecordedCompaction, Session
+from playground.formats.builder import SessionBuilder, arguments_text, block_text, uncached_plus_cache
 from policies.messages import ToolCall
 
 MESSAGE_TYPES = ("user", "assistant")
@@ -113,16 +113,10 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
         if not isinstance(message, dict):
             passed[f"{kind} without a message"] += 1
             continue
-        try:
-            time = builder.timestamp(item.get("timestamp"), "timestamp")
-        except TranscriptError:
-            time, passed["unreadable timestamps (the line is read, without its time)"] = (
-                None,
-                passed["unreadable timestamps (the line is read, without its time)"] + 1,
-            )
+        time = builder.reply_time(item.get("timestamp"))
         if kind == "user":
             if item.get("isCompactSummary"):
-                text = _text(message.get("content"))
+                text = block_text(message.get("content"))
                 if pending is not None:
                     builder.compactions[-1] = RecordedCompaction(
                         pending.at, pending.trigger, pending.pre_tokens, text
@@ -159,7 +153,7 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
         uncached = builder.token_count(usage.get("input_tokens"), "input_tokens")
         written = builder.token_count(usage.get("cache_creation_input_tokens"), "cache_creation_input_tokens")
         read_ = builder.token_count(usage.get("cache_read_input_tokens"), "cache_read_input_tokens")
-        prompt = None if uncached is None else uncached + (written or 0) + (read_ or 0)
+        prompt = uncached_plus_cache(uncached, read_, written)
         builder.add(
             "assistant",
             text,
@@ -198,7 +192,7 @@ def _user(content: Any, builder: SessionBuilder) -> tuple[str, list[tuple[str, s
         if block.get("type") == "tool_result":
             call_id = block.get("tool_use_id")
             if isinstance(call_id, str):
-                results.append((call_id, _text(block.get("content"))))
+                results.append((call_id, block_text(block.get("content"))))
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif block.get("type") == "image":
@@ -223,15 +217,6 @@ def _blocks(content: Any, builder: SessionBuilder) -> tuple[str, str, tuple[Tool
             name = block.get("name") if isinstance(block.get("name"), str) else ""
             calls.append(ToolCall(block["id"], name, arguments_text(block.get("input"))))
     return "\n".join(texts), "\n".join(thoughts), tuple(calls)
-
-
-def _text(content: Any) -> str:
-    """A tool result's or summary's text: a string, or the text of its blocks."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""
 
 
 def _first_line(text: str) -> str:

@@ -17,7 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, as_list
+from playground.formats.builder import (
+    SessionBuilder,
+    arguments_text,
+    as_list,
+    block_text,
+    uncached_plus_cache,
+)
 from policies.messages import ToolCall
 
 _RESULT = re.compile(r"^\[[^\]\n]{1,300}\] Result:")
@@ -110,7 +116,7 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
                 else None
             )
             if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
-                builder.add("tool", _text(block.get("content")), tool_call_ids=(block["tool_use_id"],))
+                builder.add("tool", block_text(block.get("content")), tool_call_ids=(block["tool_use_id"],))
                 pending = [c for c in pending if c.id != block["tool_use_id"]]
             elif text is not None and pending and _RESULT.match(text):
                 builder.add("tool", text, tool_call_ids=(pending.pop(0).id,))
@@ -131,7 +137,7 @@ def _usage(builder: SessionBuilder, message: dict, request: dict | None) -> dict
         read_ = builder.token_count(request.get("cacheReads"), "cacheReads")
         written = builder.token_count(request.get("cacheWrites"), "cacheWrites")
         return {
-            "prompt_tokens": None if uncached is None else uncached + (read_ or 0) + (written or 0),
+            "prompt_tokens": uncached_plus_cache(uncached, read_, written),
             "cache_read": read_,
             "cache_write": written,
             "output": builder.token_count(request.get("tokensOut"), "tokensOut"),
@@ -146,11 +152,3 @@ def _usage(builder: SessionBuilder, message: dict, request: dict | None) -> dict
         "output": builder.token_count(tokens.get("completion"), "metrics.tokens.completion"),
         "model": model,
     }
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
-    return ""

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text
+from playground.formats.builder import SessionBuilder, arguments_text, block_text
 from policies.messages import Message, ToolCall
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -126,7 +126,7 @@ def _item(
 ) -> None:
     kind = item.get("type")
     if kind == "message":
-        role, text = item.get("role"), _content(item.get("content"))
+        role, text = item.get("role"), block_text(item.get("content"))
         if role == "assistant":
             _assistant(builder, open_call, model, stamp, text=text)
         elif role in ("user", "developer", "system"):
@@ -177,18 +177,8 @@ def _assistant(
             last = builder.messages[-1]
             builder.messages[-1] = last.replace(thinking="\n".join(t for t in (last.thinking, thinking) if t))
         return
-    try:
-        time = builder.timestamp(stamp, "timestamp")
-    except TranscriptError:
-        time = None
+    time = builder.reply_time(stamp)
     builder.add("assistant", text, tool_calls=calls, thinking=thinking, model=model, time=time)
-
-
-def _content(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else []
-    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
 def _kept(history: Any) -> list[Message]:
@@ -200,5 +190,5 @@ def _kept(history: Any) -> list[Message]:
             and item.get("type") == "message"
             and item.get("role") in ("user", "assistant", "developer", "system")
         ):
-            kept.append(Message(role=item["role"], content=_content(item.get("content"))))
+            kept.append(Message(role=item["role"], content=block_text(item.get("content"))))
     return kept

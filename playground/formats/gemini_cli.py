@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from playground.engine.session import ReadWarning, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, as_list
+from playground.engine.session import ReadWarning, Session
+from playground.formats.builder import SessionBuilder, arguments_text, as_list, block_text
 from policies.messages import ToolCall
 
 STREAM_EVENTS = ("init", "message", "tool_use", "tool_result", "result")
@@ -45,7 +45,7 @@ def read_recording(data: dict, file: str) -> list[Session]:
             continue
         kind = message.get("type")
         if kind == "user":
-            builder.add("user", _text(message.get("content")))
+            builder.add("user", block_text(message.get("content")))
         elif kind == "gemini":
             _reply(builder, message)
         else:
@@ -71,13 +71,10 @@ def _reply(builder: SessionBuilder, message: dict) -> None:
         results.append((call["id"], _result(call)))
     output = builder.token_count(tokens.get("output"), "output")
     thought_tokens = builder.token_count(tokens.get("thoughts"), "thoughts")
-    try:
-        time = builder.timestamp(message.get("timestamp"), "timestamp")
-    except TranscriptError:
-        time = None
+    time = builder.reply_time(message.get("timestamp"))
     builder.add(
         "assistant",
-        _text(message.get("content")),
+        block_text(message.get("content")),
         tool_calls=tuple(calls),
         thinking=thinking,
         prompt_tokens=builder.token_count(tokens.get("input"), "input"),  # the cached part included
@@ -158,11 +155,3 @@ def _stream_run(events: list[tuple[int, dict]], file: str) -> Session:
             ReadWarning("", f"usage recorded as the run's totals only ({figures}), not per call")
         )
     return builder.build(name or "Gemini CLI run")
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return ""

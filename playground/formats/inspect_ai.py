@@ -165,10 +165,7 @@ def _add(
         prompt = uncached
         if uncached is not None and model.startswith("anthropic/"):
             prompt = uncached + (read_ or 0) + (written or 0)
-        try:
-            time = builder.timestamp(stamp, "timestamp")
-        except TranscriptError:
-            time = None
+        time = builder.reply_time(stamp)
         builder.add(
             "assistant",
             text,

@@ -42,18 +42,9 @@ def parse_json(text: str, file: str) -> Any:
             raise TranscriptError(
                 file, f"line {error.lineno} column {error.colno}", f"invalid JSON: {_reason(error)}"
             ) from None
-    items = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            items.append(loads(line))
-        except NotANumber as error:
-            raise TranscriptError(file, f"line {number}", str(error)) from None
-        except json.JSONDecodeError as error:
-            raise TranscriptError(
-                file, f"line {number}", f"invalid JSON Lines record: {_reason(error)}"
-            ) from None
+    items, bad = json_lines(text)
+    if bad:
+        raise TranscriptError(file, f"line {bad[0][0]}", bad[0][1])
     return items
 
 

@@ -16,7 +16,7 @@ import json
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text
+from playground.formats.builder import SessionBuilder, arguments_text, uncached_plus_cache
 from policies.messages import ToolCall
 
 
@@ -61,11 +61,8 @@ def _usage(builder: SessionBuilder, generation: dict) -> dict[str, Any]:
     written = builder.token_count(
         details.get("cache_creation_input_tokens", meta.get("cacheWrite")), "cacheWrite"
     )
-    prompt = None if uncached is None else uncached + (read_ or 0) + (written or 0)
-    try:
-        time = builder.timestamp(generation.get("startTime"), "startTime")
-    except TranscriptError:
-        time = None
+    prompt = uncached_plus_cache(uncached, read_, written)
+    time = builder.reply_time(generation.get("startTime"))
     return {
         "prompt_tokens": prompt,
         "cache_read": read_,

@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import RecordedCompaction, Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_list
+from playground.formats.builder import SessionBuilder, arguments_text, as_list, uncached_plus_cache
 from policies.messages import ToolCall
 
 
@@ -96,7 +96,7 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
             "\n".join(texts),
             tool_calls=tuple(c for c, _ in calls),
             thinking="\n".join(thoughts),
-            prompt_tokens=None if uncached is None else uncached + (read_ or 0) + (written or 0),
+            prompt_tokens=uncached_plus_cache(uncached, read_, written),
             cache_read=read_,
             cache_write=written,
             output=None if output is None else output + (reasoning or 0),

@@ -86,7 +86,7 @@ def read(items: list, file: str, name: str, container: dict | None = None) -> Se
                 model=response.get("model")
                 if isinstance(response.get("model"), str)
                 else recorded.get("model"),
-                time=_time(builder, event),
+                time=builder.reply_time(event.get("timestamp")),
             )
             open_response = response_id
         elif observation is not None and observation not in PASSED_OBSERVATIONS:
@@ -136,10 +136,3 @@ def _text(content: Any, fallback: Any) -> str:
     if isinstance(content, str) and content:
         return content
     return fallback if isinstance(fallback, str) else ""
-
-
-def _time(builder: SessionBuilder, event: dict) -> float | None:
-    try:
-        return builder.timestamp(event.get("timestamp"), "timestamp")
-    except ValueError:
-        return None

@@ -64,10 +64,7 @@ def _response(builder: SessionBuilder, message: dict, parts: list[dict]) -> None
             )
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
     uncached = usage.get("input_tokens", usage.get("request_tokens"))
-    try:
-        time = builder.timestamp(message.get("timestamp"), "timestamp")
-    except ValueError:
-        time = None
+    time = builder.reply_time(message.get("timestamp"))
     builder.add(
         "assistant",
         "\n".join(texts),
