@@ -48,7 +48,10 @@ def read_path(path: str | os.PathLike) -> list[Session]:
         raise TranscriptError(file, "", str(error)) from None
     except OSError as error:
         raise TranscriptError(file, "", error.strerror or str(error)) from None
-    return read_bytes(data, file)
+    sessions = read_bytes(data, file)
+    if sessions[0].format == claude_code.FORMAT and not sessions[0].parent:
+        sessions = [*claude_code.subagents_beside(file, sessions[0]), *sessions[1:]]
+    return sessions
 
 
 def read_bytes(data: bytes, file: str) -> list[Session]:

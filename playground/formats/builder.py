@@ -139,13 +139,21 @@ class SessionBuilder:
         """Whether the last message is an assistant reply that more calls may still join."""
         return bool(self.messages) and self.messages[-1].role == "assistant"
 
-    def join_last(self, content: str = "", tool_calls: tuple[ToolCall, ...] = ()) -> None:
-        """Add text and calls to the last (assistant) message: one inference, several items."""
-        last = self.messages[-1]
+    def join_last(
+        self, content: str = "", tool_calls: tuple[ToolCall, ...] = (), thinking: str = "", index: int = -1
+    ) -> None:
+        """Add text, calls and thinking to an assistant message (the last, or the one at
+        ``index`` when results of its first calls were written before its later ones): one
+        inference, several items."""
+        last = self.messages[index]
         content = self._valid_text(content, "content")
+        thinking = self._valid_text(thinking, "thinking")
         tool_calls = self._note_calls(tool_calls)
-        text = "\n".join(t for t in (last.content, content) if t)
-        self.messages[-1] = last.replace(content=text, tool_calls=last.tool_calls + tool_calls)
+        self.messages[index] = last.replace(
+            content="\n".join(t for t in (last.content, content) if t),
+            thinking="\n".join(t for t in (last.thinking, thinking) if t),
+            tool_calls=last.tool_calls + tool_calls,
+        )
 
     def _note_calls(self, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
         """The calls, their text checked; a call id used before gets a warning."""

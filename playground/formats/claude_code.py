@@ -12,14 +12,19 @@ are the agent's own compactions. Every other line type is passed over and counte
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from playground.engine.session import RecordedCompaction, Session
+from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, block_text, uncached_plus_cache
+from playground.limits import LIMITS
 from policies.messages import ToolCall
 
 MESSAGE_TYPES = ("user", "assistant")
+FORMAT = "Claude Code session"
 SYNTHETIC_MODEL = "<synthetic>"  # Claude Code's own error replies: no API call was made
 
 
@@ -68,6 +73,37 @@ def _id(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def subagents_beside(file: str, main: Session) -> list[Session]:
+    """Claude Code 2.x keeps a session's subagents in ``<session>/subagents/agent-*.jsonl``
+    beside it: each is read as a session of its own, named by the task its ``.meta.json``
+    describes, after the main one. One that does not read is said in the main session's
+    warnings (the main session is returned first, with them)."""
+    from playground.formats import read_path  # each file read as any file is
+
+    folder = Path(file).with_suffix("") / "subagents"
+    if not folder.is_dir():
+        return [main]
+    sessions, problems = [], []
+    for path in sorted(folder.glob("agent-*.jsonl"))[: LIMITS.max_sessions]:
+        try:
+            found = read_path(path)
+        except TranscriptError as error:
+            problems.append(ReadWarning(path.name, error.what))
+            continue
+        task = _meta_description(path.with_name(path.stem + ".meta.json"))
+        sessions += [replace(s, parent=main.name, name=task or s.name) for s in found]
+    return [replace(main, warnings=(*main.warnings, *problems)), *sessions]
+
+
+def _meta_description(path: Path) -> str:
+    try:
+        meta = json.loads(path.read_bytes()[: 2**20])
+    except (OSError, ValueError):
+        return ""
+    description = meta.get("description") if isinstance(meta, dict) else None
+    return description[:200] if isinstance(description, str) else ""
+
+
 def _chain_roots(lines: list[tuple[int, dict]]) -> dict[str, str]:
     """Each line's uuid -> the uuid of the first line of its chain (``parentUuid`` followed up)."""
     parent = {i["uuid"]: _id(i.get("parentUuid")) for _, i in lines if isinstance(i.get("uuid"), str)}
@@ -85,10 +121,11 @@ def _chain_roots(lines: list[tuple[int, dict]]) -> dict[str, str]:
 
 
 def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: str = "") -> Session:
-    builder = SessionBuilder(file, "Claude Code session")
+    builder = SessionBuilder(file, FORMAT)
     builder.parent = parent
     passed: Counter[str] = Counter()
     open_call: str | None = None  # the message.id of the call whose lines are being joined
+    open_index = -1  # and the raw index of its message
     pending: RecordedCompaction | None = None
     first_request = ""
     for number, item in lines:
@@ -143,12 +180,12 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
         call_id = message.get("id") if isinstance(message.get("id"), str) else None
         text, thinking, calls = _blocks(message.get("content"), builder)
         usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
-        same_call = open_call is not None and call_id == open_call and builder.last_is_open_assistant()
-        if same_call and model == builder.models.get(len(builder.messages) - 1, model):
-            _join(builder, text, thinking, calls)
+        # a call's later lines, after the results of its first tool uses where those came first
+        if open_call is not None and call_id == open_call and model == builder.models.get(open_index, model):
+            builder.join_last(text, calls, thinking, index=open_index)
             output = builder.token_count(usage.get("output_tokens"), "output_tokens")
             if output is not None:
-                builder.outputs[len(builder.messages) - 1] = output
+                builder.outputs[open_index] = output
             continue
         uncached = builder.token_count(usage.get("input_tokens"), "input_tokens")
         written = builder.token_count(usage.get("cache_creation_input_tokens"), "cache_creation_input_tokens")
@@ -166,17 +203,10 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
             model=model,
             time=time,
         )
-        open_call = call_id
+        open_call, open_index = call_id, len(builder.messages) - 1
     builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
     name = title or _first_line(first_request) or "Claude Code session"
     return builder.build(name)
-
-
-def _join(builder: SessionBuilder, text: str, thinking: str, calls: tuple[ToolCall, ...]) -> None:
-    builder.join_last(text, calls)
-    if thinking:
-        last = builder.messages[-1]
-        builder.messages[-1] = last.replace(thinking="\n".join(t for t in (last.thinking, thinking) if t))
 
 
 def _user(content: Any, builder: SessionBuilder) -> tuple[str, list[tuple[str, str]]]:

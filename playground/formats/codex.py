@@ -172,10 +172,7 @@ def _assistant(
 ) -> None:
     calls = (call,) if call else ()
     if open_call and builder.last_is_open_assistant():
-        builder.join_last(text, calls)
-        if thinking:
-            last = builder.messages[-1]
-            builder.messages[-1] = last.replace(thinking="\n".join(t for t in (last.thinking, thinking) if t))
+        builder.join_last(text, calls, thinking)
         return
     time = builder.reply_time(stamp)
     builder.add("assistant", text, tool_calls=calls, thinking=thinking, model=model, time=time)

@@ -554,3 +554,103 @@ def test_the_readme_table_of_formats_is_the_catalogue():
     from playground.formats import READABLE
 
     assert all(f.tool.split()[0] in READABLE for f in FORMATS)
+
+
+def _cc_line(kind: str, uuid: str, parent, message: dict, **extra) -> dict:
+    return {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s", "message": message, **extra}
+
+
+def _cc_call(call_id: str, blocks: list) -> dict:
+    usage = {
+        "input_tokens": 5,
+        "cache_read_input_tokens": 100,
+        "cache_creation_input_tokens": 10,
+        "output_tokens": 7,
+    }
+    return {
+        "id": call_id,
+        "model": "claude-sonnet-4-5",
+        "role": "assistant",
+        "content": blocks,
+        "usage": usage,
+    }
+
+
+def test_a_claude_code_call_whose_results_came_between_its_lines_is_one_turn():
+    lines = [
+        _cc_line("user", "u1", None, {"role": "user", "content": "look at both files"}),
+        _cc_line(
+            "assistant",
+            "a1",
+            "u1",
+            _cc_call("m1", [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}]),
+        ),
+        _cc_line(
+            "user",
+            "r1",
+            "a1",
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "one"}]},
+        ),
+        _cc_line(
+            "assistant",
+            "a2",
+            "r1",
+            _cc_call("m1", [{"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]),
+        ),
+        _cc_line(
+            "user",
+            "r2",
+            "a2",
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "two"}]},
+        ),
+        _cc_line("assistant", "a3", "r2", _cc_call("m2", [{"type": "text", "text": "Both read."}])),
+    ]
+    (session,) = read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
+    assert [m.role for m in session.messages] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert [c.id for c in session.messages[1].tool_calls] == ["t1", "t2"] and session.turns == 2
+    assert session.usage == {1: 115, 4: 115}
+
+
+def test_claude_code_2x_subagent_files_beside_a_session_are_its_subagents(tmp_path):
+    main = [
+        _cc_line("user", "u1", None, {"role": "user", "content": "review the code"}),
+        _cc_line(
+            "assistant",
+            "a1",
+            "u1",
+            _cc_call(
+                "m1", [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "find bugs"}}]
+            ),
+        ),
+        _cc_line(
+            "user",
+            "r1",
+            "a1",
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "none"}]},
+        ),
+    ]
+    agent = [
+        _cc_line(
+            "user", "x1", None, {"role": "user", "content": "find bugs"}, isSidechain=True, agentId="ab12"
+        ),
+        _cc_line(
+            "assistant",
+            "x2",
+            "x1",
+            _cc_call("m9", [{"type": "text", "text": "none"}]),
+            isSidechain=True,
+            agentId="ab12",
+        ),
+    ]
+    (tmp_path / "s1.jsonl").write_text("\n".join(json.dumps(line) for line in main))
+    (tmp_path / "s1" / "subagents").mkdir(parents=True)
+    (tmp_path / "s1" / "subagents" / "agent-ab12.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in agent)
+    )
+    (tmp_path / "s1" / "subagents" / "agent-ab12.meta.json").write_text(
+        json.dumps({"description": "Find bugs"})
+    )
+    (tmp_path / "s1" / "subagents" / "agent-zz.jsonl").write_text("{cut")
+    first, second = read_path(tmp_path / "s1.jsonl")
+    assert first.name == "review the code" and second.name == "Find bugs" and second.parent == first.name
+    assert second.turns == 1 and any("agent-zz.jsonl" in str(w) for w in first.warnings)
