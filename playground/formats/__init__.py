@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -54,8 +55,9 @@ def read_path(path: str | os.PathLike) -> list[Session]:
     return sessions
 
 
-def read_bytes(data: bytes, file: str) -> list[Session]:
-    """Every session in ``data``, read as the contents of a file named ``file``."""
+def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None) -> list[Session]:
+    """Every session in ``data``, read as the contents of a file named ``file``; ``beside``
+    holds files uploaded with it, by name (Cline's ui_messages.json beside its history)."""
     _check_size(len(data), file)
     if not data.strip():
         raise TranscriptError(file, "", "the file is empty")
@@ -75,7 +77,13 @@ def read_bytes(data: bytes, file: str) -> list[Session]:
         sessions = aider.read(text, file)
     else:
         try:
-            sessions = sessions_from_data(parse_json(text, file), file)
+            data = parse_json(text, file)
+            companion = (beside or {}).get(cline.UI)
+            if companion is not None and isinstance(data, list) and data and cline.looks_like(data):
+                stem = os.path.splitext(os.path.basename(file))[0]
+                sessions = [cline.read(data, file, stem, cline.requests_from(companion))]
+            else:
+                sessions = sessions_from_data(data, file)
         except TranscriptError as error:
             sessions = _agent_log_past_bad_lines(text, file, error)
     check_sessions(len(sessions), file)  # whatever the reader, a file's sessions are bounded

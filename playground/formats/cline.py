@@ -57,13 +57,21 @@ def ui_only(file: str) -> TranscriptError:
 
 
 def requests_beside(file: str) -> list[dict]:
-    """The api_req_started records of the ui_messages.json in the history's folder, if any."""
+    """The requests of the ui_messages.json in the history's folder, if there is one."""
     path = Path(file).with_name(UI)
     try:
         if Path(file).name != HISTORY or not path.is_file() or path.stat().st_size > 50 * 2**20:
             return []
-        items = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+        return requests_from(path.read_bytes())
+    except OSError:
+        return []
+
+
+def requests_from(data: bytes) -> list[dict]:
+    """The ``api_req_started`` records of a ui_messages.json (none where it does not read)."""
+    try:
+        items = json.loads(data)
+    except ValueError:
         return []
     requests = []
     for item in items if isinstance(items, list) else []:

@@ -35,16 +35,20 @@ class Loaded:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _load(digest: str, name: str, _data: bytes) -> Loaded:
+def _load(digest: str, name: str, _data: bytes, _beside: tuple[tuple[str, bytes], ...] = ()) -> Loaded:
     try:
-        return Loaded(tuple(read_bytes(_data, name)))
+        return Loaded(tuple(read_bytes(_data, name, dict(_beside))))
     except TranscriptError as error:
         return Loaded(error=str(error))
 
 
-def load(data: bytes, name: str) -> Loaded:
-    """Sessions in an uploaded or sample file, or the reader's message; parsed once per content."""
-    return _load(hashlib.sha256(data).hexdigest(), name, data)
+def load(data: bytes, name: str, beside: tuple[tuple[str, bytes], ...] = ()) -> Loaded:
+    """Sessions in an uploaded or sample file, or the reader's message; parsed once per content
+    (and per content of the files uploaded beside it that its reader uses)."""
+    digest = hashlib.sha256(data)
+    for companion, content in beside:
+        digest.update(companion.encode() + b"\0" + hashlib.sha256(content).digest())
+    return _load(digest.hexdigest(), name, data, beside)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

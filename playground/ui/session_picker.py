@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from playground.engine.session import Session
-from playground.formats import READABLE
+from playground.formats import READABLE, cline
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -94,8 +94,13 @@ def show(key: str = "session") -> Session | None:
         help=f"Readable: {READABLE}.\n\n{WHERE_TOOLS_KEEP_THEM}",
     )
     choices: list[Choice] = []
-    for name, data in _distinct(uploads or []):
-        loaded = cache.load(data, name)
+    distinct = _distinct(uploads or [])
+    names = {name for name, _ in distinct}
+    for name, data in distinct:
+        if name == cline.UI and cline.HISTORY in names:
+            continue  # read with the history it belongs to: its usage per request
+        beside = tuple((n, d) for n, d in distinct if name == cline.HISTORY and n == cline.UI)
+        loaded = cache.load(data, name, beside)
         if loaded.error:
             st.error(escape_markdown(loaded.error))
         choices += _choices("upload", name, loaded)

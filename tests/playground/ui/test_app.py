@@ -657,3 +657,70 @@ def test_a_corpus_of_more_sessions_than_the_page_replays_is_sent_to_the_cli(monk
     assert not at.exception and not at.dataframe
     warning = next(w.value for w in at.warning if "PLAYGROUND_MAX_APP_CORPUS_SESSIONS" in w.value)
     assert "5 sessions: the page replays at most 4" in warning and "playground corpus" in warning
+
+
+def test_cline_history_and_ui_messages_uploaded_together_read_as_one_session_with_its_usage():
+    history = [
+        {"role": "user", "ts": 1, "content": [{"type": "text", "text": "<task>fix</task>"}]},
+        {
+            "role": "assistant",
+            "ts": 2,
+            "metrics": {"tokens": {"prompt": 100, "completion": 5, "cached": 0}},
+            "content": [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a"}}],
+        },
+        {"role": "user", "ts": 3, "content": [{"type": "text", "text": "[read_file for 'a'] Result: x"}]},
+        {"role": "assistant", "ts": 4, "content": [{"type": "text", "text": "Done."}]},
+    ]
+    ui = [
+        {
+            "ts": 2,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps({"tokensIn": 7, "tokensOut": 5, "cacheWrites": 93, "cacheReads": 0}),
+        },
+        {
+            "ts": 4,
+            "type": "say",
+            "say": "api_req_started",
+            "text": json.dumps({"tokensIn": 4, "tokensOut": 3, "cacheWrites": 6, "cacheReads": 93}),
+        },
+    ]
+    at = start()
+    at.file_uploader(key="session_uploads").set_value(
+        [
+            ("api_conversation_history.json", json.dumps(history).encode(), "application/json"),
+            ("ui_messages.json", json.dumps(ui).encode(), "application/json"),
+        ]
+    ).run()
+    assert not at.exception and not at.error
+    options = at.selectbox(key="session_choice").options
+    assert [o for o in options if o.startswith("upload: ")] == ["upload: api_conversation_history.json"]
+    session = at.session_state["session_choice"]
+    assert session == "upload: api_conversation_history.json"
+    from playground.formats import read_bytes
+
+    (read,) = read_bytes(
+        json.dumps(history).encode(),
+        "api_conversation_history.json",
+        {"ui_messages.json": json.dumps(ui).encode()},
+    )
+    assert read.usage == {1: 100, 3: 103}
+    alone = start()
+    alone.file_uploader(key="session_uploads").set_value(
+        [("ui_messages.json", json.dumps(ui).encode(), "application/json")]
+    ).run()
+    assert any("add api_conversation_history.json" in text(e) for e in alone.error)
+
+
+def test_an_uploaded_claude_code_session_is_named_by_what_it_records():
+    path = Path(__file__).parents[2] / "fixtures" / "formats" / "claude-code" / "ccviewer_fe5e1c67.jsonl"
+    at = start()
+    at.file_uploader(key="session_uploads").set_value(
+        [(path.name, path.read_bytes(), "application/json")]
+    ).run()
+    assert not at.exception
+    options = [o for o in at.selectbox(key="session_choice").options if "ccviewer" in o]
+    assert options[0].startswith(
+        "#0 Empty Repo Setup: CLAUDE.md Foundation Created · claude-sonnet-4-20250514 · 2025-"
+    )
+    assert all("· subagent ·" in o for o in options[1:]) and len(options) == 6
