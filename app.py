@@ -73,6 +73,12 @@ def main() -> None:
     with results:
         if session is None:
             st.stop()
+        if not session.turns:
+            st.info(
+                "This session holds no reply of the model (only input: an aborted run, or commands the "
+                "tool ran itself), so no request was sent and there is nothing to replay. Pick another."
+            )
+            st.stop()
         progress = st.empty()
 
         def show_progress(turn: int, turns: int, stats: SummaryStats) -> None:

@@ -31,6 +31,12 @@ def as_dict(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def visible(name: str) -> str:
+    """A session's name as every page and terminal line shows it: what does not print (a
+    newline that would forge a line, an escape sequence, a bidi override) as its escape."""
+    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+
+
 def block_text(content: Any) -> str:
     """A message's text: a string, or the text of its content blocks (``{"text": ...}``)."""
     if isinstance(content, str):
@@ -246,7 +252,7 @@ class SessionBuilder:
         if len(self.messages) > LIMITS.max_messages:
             raise self.error("", too_many_messages(len(self.messages)))
         return Session(
-            name=name,
+            name=visible(name),
             format=self.format,
             messages=tuple(self.messages),
             usage=self.usage,

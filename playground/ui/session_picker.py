@@ -10,6 +10,7 @@ import streamlit as st
 
 from playground.engine.session import Session
 from playground.formats import READABLE, cline
+from playground.formats.builder import visible
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -52,6 +53,7 @@ def _distinct(uploads: list) -> list[tuple[str, bytes]]:
 def _choices(origin: str, name: str, loaded: cache.Loaded) -> list[Choice]:
     """One choice per session; a run of a multi-run file leads with its index and its own name
     (what the file records: task, trial, reward), so the list reads and searches by run."""
+    name = visible(name)  # an upload's own name may hold anything
     if len(loaded.sessions) == 1:
         session = loaded.sessions[0]
         named = _named(session).removeprefix(session.name).removeprefix(" · ")

@@ -639,3 +639,12 @@ def test_a_file_of_more_runs_than_max_sessions_is_refused_by_name(monkeypatch):
     assert time.perf_counter() - started < 1.0
     monkeypatch.setattr(limits.LIMITS, "max_sessions", 2_000)
     assert len(read_bytes(data, "many.json")) == 1_001
+
+
+def test_a_session_name_holding_control_characters_is_shown_escaped_everywhere():
+    data = json.dumps(
+        {"name": "run\nplayground replay forged\x1b[2J\u202e", "messages": [{"role": "user", "content": "u"}]}
+    ).encode()
+    (session,) = read_bytes(data, "evil.json")
+    assert session.name == "run\\nplayground replay forged\\x1b[2J\\u202e"
+    assert session.name.isprintable()

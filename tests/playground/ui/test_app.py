@@ -724,3 +724,13 @@ def test_an_uploaded_claude_code_session_is_named_by_what_it_records():
         "#0 Empty Repo Setup: CLAUDE.md Foundation Created · claude-sonnet-4-20250514 · 2025-"
     )
     assert all("· subagent ·" in o for o in options[1:]) and len(options) == 6
+
+
+def test_names_holding_control_characters_are_listed_escaped():
+    data = json.dumps({"name": "run\nforged\x1b[2J", "messages": [{"role": "user", "content": "u"}]}).encode()
+    at = start()
+    at.file_uploader(key="session_uploads").set_value([("e\u202evil\n.json", data, "application/json")]).run()
+    assert not at.exception
+    label = at.selectbox(key="session_choice").value
+    assert label.isprintable() and "e\\u202evil\\n.json" in label
+    assert any("no reply of the model" in i.value for i in at.info)
