@@ -43,6 +43,12 @@ _SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = 6
 _PLAIN_TYPES = (str, int, float, bool, type(None), list, tuple, dict)
 
 
+def visible(text: str) -> str:
+    """Text as one line of a page or a terminal shows it: what does not print (a newline that
+    would forge a line, an escape sequence, a bidi override, a lone surrogate) as its escape."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def shown(value: Any) -> str:
     """A refused value as an error message may echo it: plain data only, a few hundred
     characters at most, and any other object by its type alone (never its contents)."""

@@ -478,13 +478,8 @@ def _connect(client_class: Any, address: str) -> Any:
             f"--scheduler {address}: no answer within {SCHEDULER_SECONDS:g} s (is it a Dask scheduler?)"
         ) from None
     except (OSError, ValueError, TypeError) as error:
-        raise CorpusError(
-            f"--scheduler {address}: cannot reach the cluster ({printable_error(error)})"
-        ) from None
-
-
-def printable_error(error: Exception) -> str:
-    return " ".join(str(error).split())[:200]
+        reason = " ".join(str(error).split())[:200]
+        raise CorpusError(f"--scheduler {address}: cannot reach the cluster ({reason})") from None
 
 
 def _write(root: Path, result: UnitResult) -> dict[str, str]:

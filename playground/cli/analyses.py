@@ -21,6 +21,7 @@ from playground.limits import LIMITS, over
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import Config, load_config
 from playground.stacks.presets import PRESETS
+from policies.base import visible
 
 
 def add_commands(commands: Any) -> None:
@@ -85,7 +86,7 @@ def load_stack(written: str) -> tuple[Config, list[Candidate]]:
 
 def candidates_of(stacks: list[str], model: str | None) -> tuple[Config, list[Candidate]]:
     """Every candidate the arguments name (at most ``max_candidates``) and the settings of the first."""
-    from playground.cli.common import UsageError, printable
+    from playground.cli.common import UsageError
 
     first: Config | None = None
     found: list[Candidate] = []
@@ -95,8 +96,8 @@ def candidates_of(stacks: list[str], model: str | None) -> tuple[Config, list[Ca
             first = config
         elif _settings(config) != _settings(first) and written not in PRESETS:
             print(
-                f"playground: note: {printable(written)} sets another model, window, pricing or "
-                f"summarizer; every candidate is replayed with {printable(stacks[0])}'s",
+                f"playground: note: {visible(written)} sets another model, window, pricing or "
+                f"summarizer; every candidate is replayed with {visible(stacks[0])}'s",
                 file=sys.stderr,
             )
         for candidate in candidates:
@@ -207,10 +208,9 @@ def sweep_table(sweep: Sweep, loss: str) -> str:
 
 
 def _header(session: Session, config: Config, out: Any) -> None:
-    from playground.cli.common import printable
 
-    print(printable(f"{session.name} ({session.file}): {len(session.messages)} messages"), file=out)
-    print(printable(f"model {config.model}, window {config.context_window:,}"), file=out)
+    print(visible(f"{session.name} ({session.file}): {len(session.messages)} messages"), file=out)
+    print(visible(f"model {config.model}, window {config.context_window:,}"), file=out)
 
 
 def _progress(done: int, planned: int) -> None:
@@ -257,7 +257,7 @@ def add_corpus_command(commands: Any) -> None:
 
 def run_corpus_command(args: argparse.Namespace) -> int:
     from playground.analyses.corpus import Job, deltas, read_sessions, run_corpus, sources, summary, worst
-    from playground.cli.common import DEFAULT_PRESET, UsageError, printable
+    from playground.cli.common import DEFAULT_PRESET, UsageError
 
     written = args.config or [DEFAULT_PRESET]
     config, stacks = candidates_of(written, args.model)
@@ -269,7 +269,7 @@ def run_corpus_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
     found, passed = sources(args.paths)
     for label, reason in passed:
-        print(f"playground: passed over {printable(label)}: {printable(reason)}", file=sys.stderr)
+        print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)
     if not found:
         raise UsageError("no transcripts found under " + ", ".join(args.paths))
     job = Job(tuple(stacks), config.settings, config.pricing, config.must_keep)
@@ -286,16 +286,16 @@ def run_corpus_command(args: argparse.Namespace) -> int:
     if tty:
         print(file=sys.stderr)
     for note in figures.notes:
-        print(f"playground: note: {printable(note)}", file=sys.stderr)
+        print(f"playground: note: {visible(note)}", file=sys.stderr)
     frame = read_sessions(args.out)
     names = [s.name for s in stacks]
     ran = f"{figures.done} ran in {figures.seconds:.1f} s" + (
         f", {figures.skipped} kept from before" if figures.skipped else ""
     )
-    print(f"{len(found)} files ({ran}); results in {printable(args.out)}/sessions and /turns (Parquet)")
+    print(f"{len(found)} files ({ran}); results in {visible(args.out)}/sessions and /turns (Parquet)")
     failed = frame[frame["error"] != ""]
     for row in failed.itertuples():
-        print(f"unreadable or failed: {printable(row.error)}")
+        print(f"unreadable or failed: {visible(row.error)}")
     table = summary(frame, names)
     print(table.to_string(index=False, na_rep="-"))
     report: dict[str, Any] = {"summary": table.to_dict(orient="records"), "worst": {}}
@@ -303,10 +303,10 @@ def run_corpus_command(args: argparse.Namespace) -> int:
         for title, rows in worst(frame, name):
             if rows.empty:
                 continue
-            print(f"\n{printable(name)}: {title}")
+            print(f"\n{visible(name)}: {title}")
             for row in rows.itertuples():
                 print(
-                    f"  {printable(row.session)}: {int(row.distinct_facts_lost)} fact(s) lost, "
+                    f"  {visible(row.session)}: {int(row.distinct_facts_lost)} fact(s) lost, "
                     f"{_money(row.saved_usd)}  ->  {replay_command(str(row.source), row.session_index, origins.get(name))}"
                 )
             report["worst"].setdefault(name, {})[title] = rows.to_dict(orient="records")
@@ -315,7 +315,7 @@ def run_corpus_command(args: argparse.Namespace) -> int:
         for name in names[1:]:
             own = changes[changes["stack"] == name]
             print(
-                f"\n{printable(name)} against {printable(names[0])}: cost per session median "
+                f"\n{visible(name)} against {visible(names[0])}: cost per session median "
                 f"{own['delta_cost_usd'].median():+.4f} $, higher on {(own['delta_cost_usd'] > 0).sum()} of "
                 f"{len(own)}; facts lost median {own['delta_distinct_facts_lost'].median():+.1f}, more on "
                 f"{(own['delta_distinct_facts_lost'] > 0).sum()}"

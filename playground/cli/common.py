@@ -69,14 +69,6 @@ def write_whole(target: str, write: Any) -> None:
             os.remove(part)
 
 
-def printable(text: str) -> str:
-    """One line for the terminal: what does not print (a newline that would forge a second
-    line, an escape sequence, a bidi override, a lone surrogate) shown as its escape, ``\\n``."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def shell_word(text: str) -> str:
     """``text`` as one word a POSIX shell reads back unchanged, whatever it holds: quoted
     with shlex, or as ``$'...'`` with escapes where it holds what does not print."""

@@ -22,7 +22,6 @@ from playground.cli.common import (
     pick_session,
     plain,
     preset_config,
-    printable,
     write_whole,
 )
 from playground.cli.text_table import text_table, write_csv
@@ -40,6 +39,7 @@ from playground.stacks.config import Config, ConfigError, load_config
 from playground.stacks.presets import PRESETS, presets_by_framework
 from playground.summaries.base import SummarizerError, SummaryStats
 from playground.summaries.endpoints import EndpointError, choose_key
+from policies.base import visible
 from policies.registry import SpecError, load_plugins
 
 if TYPE_CHECKING:  # the metrics load when a replay is reported
@@ -197,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_corpus_command(args)
         return _bench(args)
     except _user_errors() as error:
-        print(f"playground: {printable(str(error))}", file=sys.stderr)
+        print(f"playground: {visible(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
@@ -246,7 +246,7 @@ def _export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(result.text)
     for line in result.unexpressible:  # the same list the output opens with, where a person sees it
-        print(f"playground: not expressible in {args.to}: {printable(str(line))}", file=sys.stderr)
+        print(f"playground: not expressible in {args.to}: {visible(str(line))}", file=sys.stderr)
     return 0
 
 
@@ -266,7 +266,7 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             sessions = read_path(file)
         except TranscriptError as error:
-            print(f"playground: {printable(str(error))}", file=sys.stderr)
+            print(f"playground: {visible(str(error))}", file=sys.stderr)
             failed = True
             continue
         for number, session in enumerate(sessions):
@@ -278,26 +278,26 @@ def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> 
     label = f"{session.file}" + (f" [session {number}: {session.name}]" if of > 1 else "")
     problems = [str(w) for w in session.warnings]
     problems += [f"message {v.position}: {v.detail}" for v in check_request(session.messages)]
-    print(printable(label))
+    print(visible(label))
     print(f"  format:          {session.format}")
     print(f"  messages:        {len(session.messages):,}")
     print(f"  tool calls:      {session.tool_calls:,}")
     print(f"  assistant turns: {session.turns:,}")
-    print(f"  raw tokens:      {counter.total(session.messages):,} ({printable(counter.encoding_note)})")
+    print(f"  raw tokens:      {counter.total(session.messages):,} ({visible(counter.encoding_note)})")
     print(f"  recorded usage:  {_recorded(session)}")
     if session.models:
-        print(f"  model:           {printable(session.recorded_model)}")
+        print(f"  model:           {visible(session.recorded_model)}")
     if session.parent:
-        print(f"  subagent of:     {printable(session.parent)}")
+        print(f"  subagent of:     {visible(session.parent)}")
     for compaction in session.compactions:
         before = f", {compaction.pre_tokens:,} tokens before" if compaction.pre_tokens is not None else ""
         print(
-            f"  compaction:      before message {compaction.at} ({printable(compaction.trigger or 'trigger not recorded')}"
+            f"  compaction:      before message {compaction.at} ({visible(compaction.trigger or 'trigger not recorded')}"
             f"{before}; summary {len(compaction.summary):,} characters)"
         )
     print(f"  warnings:        {len(problems)}")
     for problem in problems:
-        print(f"    - {printable(problem)}")
+        print(f"    - {visible(problem)}")
 
 
 def _recorded(session: Session) -> str:
@@ -341,7 +341,7 @@ def _replay(args: argparse.Namespace) -> int:
             choice = choose_key(config.summarizer.get("base_url", ""), None, hosted=False)
         except EndpointError as error:
             raise ConfigError(f"summarizer: {error}") from None
-        print(f"playground: {printable(choice.notice)}", file=sys.stderr)
+        print(f"playground: {visible(choice.notice)}", file=sys.stderr)
     for file in args.files:
         _replay_file(file, args, config)
     return 0
@@ -385,21 +385,21 @@ def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out
 
     session = result.session
     print(
-        printable(
+        visible(
             f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns"
         ),
         file=out,
     )
-    print(printable(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
+    print(visible(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
     if table.rows:
-        print(printable(pricing_line(table.attrs)), file=out)
+        print(visible(pricing_line(table.attrs)), file=out)
         print(text_table(table.rows, columns), file=out)
     print("totals:", file=out)
     for note in result.summary_stats.notes:
-        print(f"note: {printable(note)}", file=sys.stderr)
+        print(f"note: {visible(note)}", file=sys.stderr)
     for level, note in policy_notes(result.events):
-        print(f"{'warning' if level == 'warning' else 'note'}: {printable(note)}", file=sys.stderr)
+        print(f"{'warning' if level == 'warning' else 'note'}: {visible(note)}", file=sys.stderr)
     for key, value in {**totals(table), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from policies.base import visible
 from policies.registry import POLICY_TYPES, PolicySpec
 
 
@@ -88,21 +89,11 @@ def python_header(framework: str, version: str, lines: list[Unexpressible]) -> s
     ]
     if lines:
         out.append(f"# Not expressible in {framework} (left out, nothing approximated):")
-        out += [f"# - {comment(str(line))}" for line in lines]
+        # visible: no value can end the comment (a newline, U+2028) or the file's encoding
+        out += [f"# - {visible(str(line))}" for line in lines]
     else:
         out.append(f"# Every policy of the stack is expressed exactly in {framework}.")
     return "\n".join(out) + "\n"
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
-
-
-def comment(text: str) -> str:
-    """Text a ``#`` comment may hold: what does not print (a newline, a NUL, U+2028, a lone
-    surrogate) written as its escape, so no value can end the comment or the file's encoding."""
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
 
 
 def py(value: Any) -> str:

@@ -140,19 +140,28 @@ RUN_FACTS = (
 )
 
 
+# whole-file formats, tried in order before the chat dialects: (detector, reader of every session)
+DOCUMENT_READERS = (
+    (otel.looks_like, otel.read),
+    (inspect_ai.looks_like, inspect_ai.read),
+    (langfuse.looks_like, langfuse.read),
+    (gemini_cli.looks_like_recording, gemini_cli.read_recording),
+    (opencode.looks_like, opencode.read),
+)
+# the agents' JSONL logs, one event per line
+LINE_LOG_READERS = (
+    (claude_code.looks_like, claude_code.read),
+    (codex.looks_like, codex.read),
+    (gemini_cli.looks_like_stream, gemini_cli.read_stream),
+)
+
+
 def sessions_from_data(data: Any, file: str) -> list[Session]:
     """Detect the format of parsed JSON and read every session in it."""
     stem = os.path.splitext(os.path.basename(file))[0]
-    if otel.looks_like(data):
-        return otel.read(data, file)
-    if inspect_ai.looks_like(data):
-        return inspect_ai.read(data, file)
-    if langfuse.looks_like(data):
-        return langfuse.read(data, file)
-    if gemini_cli.looks_like_recording(data):
-        return gemini_cli.read_recording(data, file)
-    if opencode.looks_like(data):
-        return opencode.read(data, file)
+    for looks_like, read in DOCUMENT_READERS:
+        if looks_like(data):
+            return read(data, file)
     if isinstance(data, dict):
         runs = next((data[k] for k in RUN_LIST_KEYS if isinstance(data.get(k), list)), None)
         if runs is not None and runs and all(_is_run(r) for r in runs):
@@ -161,12 +170,9 @@ def sessions_from_data(data: Any, file: str) -> list[Session]:
     if isinstance(data, list):
         if not data:
             raise TranscriptError(file, "", "an empty list: no messages")
-        if claude_code.looks_like(data):
-            return claude_code.read(data, file)
-        if codex.looks_like(data):
-            return codex.read(data, file)
-        if gemini_cli.looks_like_stream(data):
-            return gemini_cli.read_stream(data, file)
+        for looks_like, read in LINE_LOG_READERS:
+            if looks_like(data):
+                return read(data, file)
         if cline.looks_like_ui_messages(data):
             raise cline.ui_only(file)
         if all(_is_run(item) for item in data):

@@ -9,7 +9,7 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
 from playground.limits import LIMITS, over
-from policies.base import shown
+from policies.base import shown, visible
 from policies.messages import Message, ToolCall
 
 
@@ -29,12 +29,6 @@ def as_list(value: Any) -> list:
 def as_dict(value: Any) -> dict:
     """A field a reader looks into: the object, or nothing when a file holds anything else there."""
     return value if isinstance(value, dict) else {}
-
-
-def visible(name: str) -> str:
-    """A session's name as every page and terminal line shows it: what does not print (a
-    newline that would forge a line, an escape sequence, a bidi override) as its escape."""
-    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
 
 
 def block_text(content: Any) -> str:
