@@ -27,6 +27,10 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_file_bytes: int = _limit(50 * 2**20, "one uploaded or read file")
     max_messages: int = _limit(20_000, "messages per session (memory and time grow with messages)")
     max_nesting: int = _limit(200, "JSON nesting depth of a transcript, refused before parsing")
+    max_json_values: int = _limit(
+        2_000_000,
+        "values in one JSON or JSONL file (a comma, bracket or line starts one), counted before parsing",
+    )
     max_sessions: int = _limit(1_000, "sessions (runs, samples, subagents) in one file")
     # configs and stacks
     max_config_bytes: int = _limit(2**20, "one config file")

@@ -5,24 +5,44 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from itertools import accumulate
 from typing import Any
 
 from playground.engine.session import TranscriptError
 from playground.limits import LIMITS, over
 
-# a string, or an unterminated one running to the end of a truncated file: possessive and
-# anchored at the end, so the scan is linear whatever the quotes (an unterminated string
-# would otherwise be searched for its end again from every quote after it)
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.DOTALL)
+_STRUCTURE = b'"[]{},\n'  # what tells a JSON text's shape: quotes, brackets, commas, lines
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in _STRUCTURE)
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}  # a bracket's change in depth
+_CHUNK = 1 << 20
 
 
-def nesting_depth(data: bytes) -> int:
-    """How deep the brackets of a JSON (or JSONL) text nest, strings left out; no recursion."""
-    brackets = _STRING.sub(b"", data).translate(None, delete=_NOT_BRACKETS)
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+def shape(data: bytes) -> tuple[int, int]:
+    """How deep the brackets of a JSON (or JSONL) text nest, and about how many values it
+    holds (each comma, opening bracket or line starts one), strings left out (an unterminated
+    one runs to the end of a truncated file): what parsing the text would cost, known before
+    paying it. No recursion, no parse, and memory in proportion to the file, not its values."""
+    # escapes gone (an escaped backslash first, as a parser reads them), every quote left
+    # opens or closes a string; a megabyte at a time, its strings dropped by quote parity
+    plain = data.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, delete=_NOT_STRUCTURE)
+    structure, inside = bytearray(), False
+    for start in range(0, len(plain), _CHUNK):
+        pieces = plain[start : start + _CHUNK].split(b'"')
+        structure += b"".join(pieces[inside::2])
+        inside ^= len(pieces) % 2 == 0
+    values = sum(structure.count(mark) for mark in (b",", b"[", b"{", b"\n"))
+    brackets = structure.translate(None, delete=_NOT_BRACKETS)
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0), values
+
+
+def bounds_error(data: bytes, what: str = "") -> str | None:
+    """Why a JSON text is too costly to parse (nested too deep, too many values), or None."""
+    depth, values = shape(data)
+    if depth > LIMITS.max_nesting:
+        return str(over("max_nesting", f"{what}brackets nested {depth:,} deep"))
+    if values > LIMITS.max_json_values:
+        return str(over("max_json_values", f"{what}about {values:,} JSON values"))
+    return None
 
 
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
@@ -30,9 +50,9 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 def parse_json(text: str, file: str) -> Any:
     """A JSON document, or the list of the objects of a JSONL file."""
-    depth = nesting_depth(text.encode("utf-8", "surrogatepass"))
-    if depth > LIMITS.max_nesting:
-        raise TranscriptError(file, "", str(over("max_nesting", f"brackets nested {depth:,} deep")))
+    refused = bounds_error(text.encode("utf-8", "surrogatepass"))
+    if refused:
+        raise TranscriptError(file, "", refused)
     try:
         return loads(text)
     except NotANumber as error:

@@ -24,8 +24,7 @@ from typing import Any
 
 from playground.engine.session import Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
-from playground.formats.json_text import loads, nesting_depth
-from playground.limits import LIMITS, over
+from playground.formats.json_text import bounds_error, loads
 from policies.base import shown
 from policies.messages import ToolCall
 
@@ -212,9 +211,9 @@ def _read_trace(spans: list[dict], file: str, trace: str) -> Session:
 def _inner_json(text: str, key: str, builder: SessionBuilder) -> Any:
     """An attribute that holds JSON text, read under the same bounds as a file (nesting depth,
     numbers): the file's own depth check never saw inside the string. JSONDecodeError: not JSON."""
-    depth = nesting_depth(text.encode("utf-8", "surrogatepass"))
-    if depth > LIMITS.max_nesting:
-        raise builder.error(builder.where, str(over("max_nesting", f"{key}: brackets nested {depth:,} deep")))
+    refused = bounds_error(text.encode("utf-8", "surrogatepass"), f"{key}: ")
+    if refused:
+        raise builder.error(builder.where, refused)
     try:
         return loads(text)
     except json.JSONDecodeError:

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playground import limits
 from playground.cli.main import main
@@ -544,14 +546,57 @@ def test_the_readme_lists_every_limit_with_its_default():
     assert all(row in readme for row in rows), "README's limits table is out of date: playground limits"
 
 
-def test_bracket_depth_counts_outside_strings_even_in_a_truncated_file():
-    from playground.formats.json_text import nesting_depth
+def test_bracket_depth_and_values_count_outside_strings_even_in_a_truncated_file():
+    from playground.formats.json_text import shape
 
-    assert nesting_depth(b'["a[", {"b\\"]": [1]}]') == 3  # brackets inside strings, escaped quotes
-    assert nesting_depth(b'[["cut off [[[[') == 2  # an unterminated string runs to the end
-    assert nesting_depth(b'["ends in a backslash \\') == 1
+    assert shape(b'["a[", {"b\\"]": [1, 2]}]') == (3, 5)  # brackets inside strings, escaped quotes
+    assert shape(b'[["cut off [[[[, , ,') == (2, 2)  # an unterminated string runs to the end
+    assert shape(b'["ends in a backslash \\') == (1, 1)
+    assert shape(b'{"a": 1}\n{"b": [2]}\n') == (2, 5)  # JSON Lines: each line starts a value
     # a truncated payload of escaped quotes (JSON inside JSON): one linear pass, not one per quote
-    assert nesting_depth(b'[{"attributes": "' + b'[\\"x\\", ' * 200_000) == 2
+    assert shape(b'[{"attributes": "' + b'[\\"x\\", ' * 200_000) == (2, 2)
+
+
+def _depth(value) -> int:
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max(map(_depth, children), default=0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.integers() | st.text(alphabet='[]{}",\\\n\\"ab'),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    )
+)
+def test_the_depth_before_parsing_is_the_depth_of_the_parsed_value(value):
+    """Brackets, quotes, escapes and newlines inside strings never count."""
+    from playground.formats.json_text import shape
+
+    for text in (json.dumps(value), json.dumps(value, indent=1)):
+        assert shape(text.encode())[0] == _depth(value)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        json.dumps({"runs": [{"messages": [{"role": "user", "content": "u"}]}] * 400_000}).encode(),
+        b"\n".join([b'{"messages":[{"role":"user","content":"u"}]}'] * 500_000),  # as JSON Lines
+        b"[" + b",".join([b'"ab"'] * 3_000_000) + b"]",
+    ],
+    ids=["runs", "jsonl-runs", "strings"],
+)
+def test_a_file_of_millions_of_tiny_values_is_refused_before_parsing_costs_its_memory(data, monkeypatch):
+    """Parsing costs memory per value, not per byte: 20 MB of one-message runs took 474 MB and
+    1.6 s to parse before the session count refused it; 50 MB of short strings, 967 MB and 8.5 s."""
+    from playground.formats import json_text
+
+    monkeypatch.setattr(json_text, "loads", lambda text: pytest.fail("parsed"))
+    with pytest.raises(
+        TranscriptError,
+        match=r"about [\d,]+ JSON values; the limit is 2,000,000 \(PLAYGROUND_MAX_JSON_VALUES\)",
+    ):
+        read_bytes(data, "many.json")
 
 
 @pytest.mark.parametrize(
