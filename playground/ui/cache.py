@@ -89,6 +89,33 @@ def replay_bytes(replayed: Replayed) -> int:
     return 8 * references + 400 * len(result.turns) + 200 * len(result.events) + int(frames)
 
 
+class Lru:
+    """A map of at most ``size`` entries, the least recently used dropped first; safe to
+    share between the page's runs and the threads of long analyses."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple):
+        with self._lock:
+            if key not in self._items:
+                return None
+            self._items.move_to_end(key)
+            return self._items[key]
+
+    def put(self, key: tuple, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 class ReplayStore:
     """The most recent replays, shared by every rerun; an LRU so a slow replay can report
     progress to the page (streamlit's cached functions cannot draw).

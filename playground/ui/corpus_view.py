@@ -1,8 +1,17 @@
 """The Corpus tab: every uploaded session (or every sample, when fewer than two are
 uploaded) under the stack being edited and each candidate: a box per stack of what it
-saves and loses, a per-session table worst first, and "open this session" in the main view."""
+saves and loses, a per-session table worst first, and "open this session" in the main view.
+
+The replays run on a thread of their own, so the page (this browser's and everyone
+else's) stays usable meanwhile: a fragment polls their progress and offers Cancel. Each
+session's figures are kept, server-wide and bounded, by (content, stacks and settings)."""
 
 from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
@@ -20,15 +29,71 @@ from playground.ui.compare_view import EDITING
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
+log = logging.getLogger(__name__)
+_RUNNING = threading.BoundedSemaphore(LIMITS.max_running_corpora)  # all browsers together
 
-# sized to the tab's budget: every session under the stack and every candidate, kept across reruns
-@st.cache_data(show_spinner=False, max_entries=LIMITS.max_app_corpus_sessions * (LIMITS.max_candidates + 1))
-def _figures(key: tuple[str, str], _session: Session, _job: Job, _api_key: str | None) -> list[dict]:
-    """One session's figures under each stack, kept by (content hash, job digest): a row per
-    stack, small, so a corpus of runs costs its replays once."""
-    counter = cache.counter_for(_job.settings.model)
-    rows = session_figures(_session, _job, counter, api_key=_api_key, hosted=True)
-    return [row for row, _ in rows]
+
+@st.cache_resource(show_spinner=False)
+def _figures() -> cache.Lru:
+    """Each session's rows under a job, by (content hash, job digest): small, so a corpus of
+    runs costs its replays once; sized to the tab's budget times the stacks it compares."""
+    return cache.Lru(LIMITS.max_app_corpus_sessions * (LIMITS.max_candidates + 1))
+
+
+@dataclass
+class CorpusRun:
+    """The replay of this browser's corpus, running or finished; read by the page, written by
+    its thread."""
+
+    key: tuple  # what it replays: the job's digest and each session's label and content
+    planned: int
+    done: int = 0
+    rows: list[dict] = field(default_factory=list)
+    error: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def running(self) -> bool:
+        return self.finished is None
+
+
+def _replay_on_thread(
+    run: CorpusRun, choices: list[tuple[str, Session]], job: Job, figures: cache.Lru, api_key: str | None
+) -> None:
+    try:
+        digest, counter = job.digest(), cache.counter_for(job.settings.model)
+        for label, session in choices:
+            if run.cancel.is_set():
+                break
+            rows = figures.get((session.content_hash, digest))
+            if rows is None:
+                found = session_figures(session, job, counter, api_key=api_key, hosted=True)
+                rows = [row for row, _ in found]
+                figures.put((session.content_hash, digest), rows)
+            run.rows.extend({"session": label} | row for row in rows)
+            run.done += 1
+    except Exception:  # never a traceback on the page; the server's log has it
+        log.exception("corpus replay failed")
+        run.error = "The corpus replay stopped on an internal error (the server log has the details)."
+    finally:
+        run.finished = time.monotonic()
+        _RUNNING.release()
+
+
+def _start(key: tuple, choices: list[tuple[str, Session]], job: Job) -> CorpusRun | None:
+    """A new run of the corpus on its thread, or None (having said why) when the server runs
+    as many as it allows."""
+    if not _RUNNING.acquire(blocking=False):
+        st.warning("The server is replaying as many corpora as it allows; try again in a moment.")
+        st.button("Try again", key="corpus_retry")
+        return None
+    run = CorpusRun(key, len(choices))
+    st.session_state["corpus_run"] = run
+    args = (run, list(choices), job, _figures(), summarizer_panel.api_key())
+    threading.Thread(target=_replay_on_thread, args=args, daemon=True, name="corpus").start()
+    return run
 
 
 def _open(label: str) -> None:
@@ -68,13 +133,45 @@ def show(
         "stack(s): the stack being edited and the candidates. For thousands of sessions, or a "
         "Dask cluster: `playground corpus`."
     )
-    digest, rows = job.digest(), []
-    bar = st.progress(0.0, text="Replaying the corpus…")
-    for n, (label, session) in enumerate(choices, start=1):
-        for row in _figures((session.content_hash, digest), session, job, summarizer_panel.api_key()):
-            rows.append({"session": label} | row)
-        bar.progress(n / len(choices), text=f"Replaying the corpus: {n} of {len(choices)} sessions")
-    bar.empty()
+    key = (job.digest(), tuple((label, session.content_hash) for label, session in choices))
+    run: CorpusRun | None = st.session_state["corpus_run"]
+    if run is None or run.key != key:
+        if run is not None:
+            run.cancel.set()  # the corpus or the stacks changed: its replays are for nothing now
+        run = _start(key, choices, job)
+        if run is None:
+            return
+    if run.running:
+        _progress(run)
+        return
+    if run.error:
+        st.error(escape_markdown(run.error))
+        return
+    took = (run.finished or run.started) - run.started
+    if run.done < run.planned:
+        st.warning(f"Cancelled: {run.done} of {run.planned} sessions replayed ({took:.1f} s).")
+        if st.button("Replay the rest", key="corpus_resume"):
+            st.session_state["corpus_run"] = None
+            st.rerun()
+    if not run.rows:
+        return
+    _results(run.rows, stacks)
+
+
+def _progress(run: CorpusRun) -> None:
+    @st.fragment(run_every=0.5)
+    def poll() -> None:
+        if not run.running:
+            st.rerun(scope="app")  # draw the results as soon as they are in
+        elapsed = time.monotonic() - run.started
+        text = f"Replaying the corpus: {run.done} of {run.planned} sessions, {elapsed:.0f} s"
+        st.progress(run.done / run.planned, text=text)
+        st.button("Cancel", on_click=run.cancel.set, key="corpus_cancel")
+
+    poll()
+
+
+def _results(rows: list[dict], stacks: tuple[Candidate, ...]) -> None:
     frame = pd.DataFrame(rows)
     for row in frame[frame["error"] != ""].itertuples():
         st.warning(

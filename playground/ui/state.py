@@ -31,6 +31,7 @@ DEFAULTS = {
     "candidate_new_name": "",
     "candidate_error": None,
     "sweep_job": None,  # the sweep running or last run for this browser (ui.sweep_view)
+    "corpus_run": None,  # the corpus replay running or last run for this browser (ui.corpus_view)
     "corpus_choices": [],  # (label, session) of every session the Corpus tab replays (ui.session_picker)
     "corpus_origin": "sample",  # whether those are the uploads or the samples
     "lasting": {},  # the last value of each widget drawn with lasting(): outlives the runs that skip it

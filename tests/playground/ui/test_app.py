@@ -541,6 +541,18 @@ def corpus_tables(at: AppTest):
     return summary, sessions
 
 
+def corpus_replayed(at: AppTest) -> AppTest:
+    """Wait for the Corpus tab's replays, on their thread, then draw the page again."""
+    import time
+
+    run = at.session_state["corpus_run"]
+    deadline = time.monotonic() + 120
+    while run.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not run.running, "the corpus replay did not finish in 120 s"
+    return at.run()
+
+
 CORPUS_SAMPLES = ("ops_incidents_multi.json", "leave_request_hr.json", "coding_agent_bugfix.json")
 
 
@@ -558,6 +570,7 @@ def test_the_corpus_tab_replays_every_run_of_an_upload_and_opens_the_worst():
     at = start()
     at.file_uploader(key="session_uploads").set_value([("runs.json", data, "application/json")]).run()
     view(at, "Corpus")
+    corpus_replayed(at)
     assert not at.exception
     assert any(c.value.startswith("5 uploaded sessions, each under 1 stack") for c in at.caption)
     summary, table = corpus_tables(at)
@@ -586,6 +599,7 @@ def test_the_corpus_tab_without_uploads_replays_the_samples_and_a_candidate_besi
     at = start()
     at.selectbox(key="candidate_preset").set_value("Sliding window of 50").run()
     view(at, "Corpus")
+    corpus_replayed(at)
     assert not at.exception
     assert any(" sample sessions, each under 2 stack(s)" in c.value for c in at.caption)
     at.selectbox(key="corpus_stack").set_value("Sliding window of 50").run()
@@ -600,6 +614,45 @@ def test_a_candidate_one_visitor_saves_is_not_another_visitors():
     assert [c["name"] for c in first.session_state["candidates"]] == ["pyagentic recommended"]
     second = start()
     assert second.session_state["candidates"] == []
+
+
+def test_the_corpus_replays_off_the_page_s_thread_and_cancel_keeps_what_ran(monkeypatch):
+    """The page is drawn while the sessions replay (progress and Cancel); a cancelled run
+    shows the sessions it replayed, and "Replay the rest" finishes from the kept figures."""
+    import threading
+
+    from playground.ui import corpus_view
+    from tests.builders import runs_of_samples
+
+    gate, replayed = threading.Event(), []
+    real = corpus_view.session_figures
+
+    def held(session, *args, **kwargs):  # the first session replays, the others wait for the gate
+        if replayed:
+            gate.wait(30)
+        replayed.append(session.name)
+        return real(session, *args, **kwargs)
+
+    monkeypatch.setattr(corpus_view, "session_figures", held)
+    corpus_view._figures.clear()  # kept server-wide: another test's replays of the same runs
+    at = start()
+    data = runs_of_samples(*CORPUS_SAMPLES)
+    at.file_uploader(key="session_uploads").set_value([("runs.json", data, "application/json")]).run()
+    view(at, "Corpus")
+    run = at.session_state["corpus_run"]
+    assert not at.exception and run.running and not at.dataframe
+    assert any(b.label == "Cancel" for b in at.button)
+    at.button(key="corpus_cancel").click().run()
+    assert run.cancel.is_set()
+    gate.set()
+    corpus_replayed(at)
+    assert run.done < run.planned == 5
+    assert any(f"Cancelled: {run.done} of 5 sessions replayed" in w.value for w in at.warning)
+    assert len(corpus_tables(at)[1]) == run.done
+    at.button(key="corpus_resume").click().run()
+    corpus_replayed(at)
+    assert not at.warning and len(corpus_tables(at)[1]) == 5
+    assert len(replayed) == 5  # the sessions replayed before Cancel came from the kept figures
 
 
 def test_a_corpus_too_large_for_the_page_is_sent_to_the_cli_not_replayed(monkeypatch):
