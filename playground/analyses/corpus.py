@@ -457,29 +457,35 @@ _ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}")
 def _connect(client_class: Any, address: str) -> Any:
     """A client of the scheduler at ``address``, which answered within SCHEDULER_SECONDS; a
     CorpusError naming the address otherwise (a server that accepts and never answers too)."""
-    from concurrent.futures import ThreadPoolExecutor
-    from concurrent.futures import TimeoutError as Late
+    import queue
+    import threading
 
     if not _ADDRESS.fullmatch(address):
         raise CorpusError(f"--scheduler {shown(address)}: not a scheduler address; write tcp://HOST:PORT")
+    answer: queue.Queue = queue.Queue(1)
 
-    def connect() -> Any:
-        client = client_class(address, timeout=SCHEDULER_SECONDS)
-        client.scheduler_info()  # the handshake done: the scheduler answers
-        return client
+    def connect() -> None:
+        try:
+            client = client_class(address, timeout=SCHEDULER_SECONDS)
+            client.scheduler_info()  # the handshake done: the scheduler answers
+            answer.put(client)
+        except Exception as error:  # handed to the waiting thread, which says what it was
+            answer.put(error)
 
-    pool = ThreadPoolExecutor(1, thread_name_prefix="dask-connect")
-    attempt = pool.submit(connect)
-    pool.shutdown(wait=False)  # a scheduler that never answers keeps only this thread
+    # a daemon: a scheduler that never answers keeps this thread, never the process from exiting
+    threading.Thread(target=connect, daemon=True, name="dask-connect").start()
     try:
-        return attempt.result(timeout=SCHEDULER_SECONDS)
-    except Late:
+        got = answer.get(timeout=SCHEDULER_SECONDS)
+    except queue.Empty:
         raise CorpusError(
             f"--scheduler {address}: no answer within {SCHEDULER_SECONDS:g} s (is it a Dask scheduler?)"
         ) from None
-    except (OSError, ValueError, TypeError) as error:
-        reason = " ".join(str(error).split())[:200]
+    if isinstance(got, OSError | ValueError | TypeError):
+        reason = " ".join(str(got).split())[:200]
         raise CorpusError(f"--scheduler {address}: cannot reach the cluster ({reason})") from None
+    if isinstance(got, BaseException):
+        raise got
+    return got
 
 
 def _write(root: Path, result: UnitResult) -> dict[str, str]:

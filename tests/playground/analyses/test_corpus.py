@@ -218,6 +218,30 @@ def test_a_scheduler_that_accepts_and_never_answers_is_given_up_on_in_time(corpu
     assert address in err and ("no answer within 2 s" in err or "cannot reach" in err)
 
 
+def test_the_process_exits_after_a_scheduler_that_never_answers(corpus):
+    """The connection attempt left waiting must not hold the interpreter at exit (an executor's
+    thread is joined at exit: the CLI said "no answer" at 30 s and then hung)."""
+    import socket
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, playground.analyses.corpus as c; c.SCHEDULER_SECONDS = 1.0; "
+        "from playground.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        done = subprocess.run(
+            [sys.executable, "-c", script, "corpus", str(corpus), "--scheduler", address],
+            capture_output=True,
+            text=True,
+            timeout=60,  # hung: fails here
+        )
+    assert done.returncode == 2 and "no answer within 1 s" in done.stderr
+
+
 def test_a_run_deletes_and_reads_only_the_files_its_manifest_lists(corpus, tmp_path, capsys):
     found, _ = sources([str(corpus)])
     out = tmp_path / "out"
