@@ -61,7 +61,7 @@ def main() -> None:
     with summarizer_box:
         summarizer = summarizer_panel.show()
     with model_box:
-        settings = model_picker.show(summarizer)
+        settings = model_picker.show(summarizer, session)
         pricing = model_picker.pricing()
     with must_keep_box:
         facts = must_keep_panel.show()

@@ -47,6 +47,9 @@ FIGURES = (
     "raw_cost_usd",
     "saved_usd",
     "saved_cost_pct",
+    "recorded_cost_usd",
+    "saved_vs_recorded_usd",
+    "saved_vs_recorded_pct",
     "cache_hit_pct",
     "cache_breaks",
     "distinct_facts_lost",
@@ -550,6 +553,7 @@ def summary(frame: Any, stacks: Sequence[str]) -> Any:
                 "cost saved % (median)": own["saved_cost_pct"].median() if priced else float("nan"),
                 "cost saved % (p10..p90)": _spread(own["saved_cost_pct"]) if priced else "-",
                 "$ saved (total)": round(float(own["saved_usd"].sum()), 4) if priced else float("nan"),
+                **_against_recorded(own),
                 "sessions losing facts": int((own["distinct_facts_lost"] > 0).sum()),
                 "facts lost (p90)": own["distinct_facts_lost"].quantile(0.9),
                 "re-fetches": int(own["refetches"].sum()),
@@ -558,6 +562,19 @@ def summary(frame: Any, stacks: Sequence[str]) -> Any:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _against_recorded(own: Any) -> dict[str, Any]:
+    """What the stack saves against what the agents actually sent, over the sessions that
+    record it (and how many do: the others are against the raw history only)."""
+    recorded = own[own["saved_vs_recorded_usd"].notna()] if "saved_vs_recorded_usd" in own else own[:0]
+    if recorded.empty:
+        return {"sessions recorded": 0}
+    return {
+        "sessions recorded": len(recorded),
+        "$ saved vs recorded (total)": round(float(recorded["saved_vs_recorded_usd"].sum()), 4),
+        "cost saved vs recorded % (median)": recorded["saved_vs_recorded_pct"].median(),
+    }
 
 
 def _spread(values: Any) -> str:
@@ -588,13 +605,19 @@ SESSION_COLUMNS = {
     "distinct_facts_lost": "facts lost",
     "saved_cost_pct": "cost saved %",
     "saved_usd": "$ saved",
+    "saved_vs_recorded_pct": "cost saved vs recorded %",
     "saved_pct": "tokens saved %",
     "refetches": "re-fetches",
     "turns_with_violations": "invalid turns",
     "compactions": "compactions",
     "turns": "turns",
 }
-SAVINGS = ("saved_cost_pct", "saved_usd", "saved_pct")  # higher is better; for the rest lower is
+SAVINGS = (
+    "saved_cost_pct",
+    "saved_usd",
+    "saved_vs_recorded_pct",
+    "saved_pct",
+)  # higher is better; for the rest lower is
 
 
 def session_table(frame: Any, stack: str, by: str) -> Any:

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from playground.engine.running import BUCKETS
+from playground.measures.metrics import RECORDED_COMPACTION
 
 COLOURS = {
     "raw": "#9aa0a6",
@@ -62,6 +63,26 @@ def raw_line(turns: pd.DataFrame, y: pd.Series) -> go.Scatter:
     return go.Scatter(x=turns["turn"], y=y, name="raw history", line={"color": COLOURS["raw"], "dash": "dot"})
 
 
+def recorded_line(
+    turns: pd.DataFrame, column: str, y: pd.Series | None = None, whole: bool = False
+) -> go.Scatter | None:
+    """What the agent actually sent (or paid), as its log records it: the honest baseline, a
+    gap at each turn it does not record; None where it records none (or, ``whole``, where it
+    misses any: a running total with gaps would mislead)."""
+    missing = turns[column].isna()
+    if missing.all() or (whole and missing.any()):
+        return None
+    values = turns[column].astype(float) if y is None else y
+    return go.Scatter(
+        x=turns["turn"], y=values, name="as recorded", line={"color": COLOURS["recorded"], "width": 2}
+    )
+
+
+def _add(figure: go.Figure, trace: go.Scatter | None) -> None:
+    if trace is not None:
+        figure.add_trace(trace)
+
+
 def _silent_markers(x: pd.Series, y: pd.Series, name: str, marker: dict) -> go.Scatter:
     """Markers that show where something happened and leave the telling to the turn's own
     point: a marker's hover would also answer for the turns beside it."""
@@ -95,15 +116,22 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
             hovertemplate="%{y:,} tokens%{customdata}",
         )
     )
-    recorded = turns.dropna(subset=["recorded_prompt_tokens"])
-    if not recorded.empty:
+    _add(figure, recorded_line(turns, "recorded_prompt_tokens"))
+    recorded_compactions = events[events["action"] == RECORDED_COMPACTION] if not events.empty else events
+    if not recorded_compactions.empty:
+        marker = {
+            "symbol": "triangle-down-open",
+            "size": 13,
+            "color": COLOURS["recorded"],
+            "line": {"width": 2},
+        }
+        at = turns.set_index("turn")["raw_tokens"]
         figure.add_trace(
-            go.Scatter(
-                x=recorded["turn"],
-                y=recorded["recorded_prompt_tokens"].astype(float),
-                name="recorded usage (raw)",
-                mode="markers",
-                marker={"color": COLOURS["recorded"], "size": 5},
+            _silent_markers(
+                recorded_compactions["turn"],
+                at.reindex(recorded_compactions["turn"]).to_numpy(),
+                "the agent's own compaction",
+                marker,
             )
         )
     over = turns[turns["over_window"] > 0]
@@ -254,6 +282,7 @@ def cost_chart(turns: pd.DataFrame) -> go.Figure:
     for column, name, colour in COST_PARTS:
         figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=name, marker_color=colour))
     figure.add_trace(raw_line(turns, turns["raw_cost_usd"]))
+    _add(figure, recorded_line(turns, "recorded_cost_usd"))
     breaks = turns[turns["cache_break_at"].notna()]
     if not breaks.empty:
         figure.add_trace(
@@ -280,12 +309,18 @@ def cost_chart(turns: pd.DataFrame) -> go.Figure:
 
 
 def cumulative_cost_chart(turns: pd.DataFrame) -> go.Figure:
-    """Dollars spent so far, stack against raw history."""
+    """Dollars spent so far: the stack, the raw history, and what the agent paid as recorded."""
     figure = empty_chart("Cumulative cost (USD)")
     if turns.empty:
         return figure
     stack = (turns["cost_usd"] + turns["summary_cost_usd"]).cumsum()
     figure.add_trace(raw_line(turns, turns["raw_cost_usd"].cumsum()))
+    _add(
+        figure,
+        recorded_line(
+            turns, "recorded_cost_usd", turns["recorded_cost_usd"].astype(float).cumsum(), whole=True
+        ),
+    )
     figure.add_trace(
         go.Scatter(x=turns["turn"], y=stack, name="stack", line={"color": COLOURS["context"], "width": 3})
     )
@@ -307,19 +342,11 @@ def cache_hit_chart(turns: pd.DataFrame) -> go.Figure:
             line={"color": COLOURS["context"], "width": 3},
         )
     )
-    recorded = turns.dropna(subset=["recorded_cache_read_tokens", "recorded_prompt_tokens"])
-    if not recorded.empty:
-        figure.add_trace(
-            go.Scatter(
-                x=recorded["turn"],
-                y=100
-                * recorded["recorded_cache_read_tokens"].astype(float)
-                / recorded["recorded_prompt_tokens"],
-                name="recorded by the provider",
-                mode="markers",
-                marker={"color": COLOURS["recorded"], "size": 5},
-            )
-        )
+    read = turns["recorded_cache_read_tokens"].astype(float)
+    _add(
+        figure,
+        recorded_line(turns, "recorded_cache_read_tokens", 100 * read / turns["recorded_prompt_tokens"]),
+    )
     figure.update_yaxes(range=[0, 105])
     return figure
 

@@ -107,7 +107,7 @@ def candidates_of(stacks: list[str], model: str | None) -> tuple[Config, list[Ca
         raise UsageError(over("max_candidates", f"{len(found)} candidates named"))
     assert first is not None  # argparse requires one STACK
     if model:
-        first.model = model
+        first.model, first.model_given = model, True
     return first, found
 
 
@@ -124,10 +124,11 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in names:
         raise UsageError(f"--baseline {args.baseline!r}: not a candidate (candidates: {', '.join(names)})")
     session = pick_session(read_path(args.file), args.session, args.file)
-    counter = TokenCounter(config.model)
+    settings = config.settings_for(session)
+    counter = TokenCounter(settings.model)
     figures = {}
     for candidate in candidates:
-        result = replay(session, list(candidate.stack), config.settings, counter)
+        result = replay(session, list(candidate.stack), settings, counter)
         figures[candidate.name] = totals(turn_table(result, config.pricing, config.must_keep))
     comparison = compare(figures, args.baseline)
     _header(session, config, sys.stderr if _to_stdout(args) else sys.stdout)
@@ -150,7 +151,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
 
     config = load_config(args.config) if args.config else preset_config(args.preset or DEFAULT_PRESET)
     if args.model:
-        config.model = args.model
+        config.model, config.model_given = args.model, True
     if not 1 <= args.workers <= LIMITS.max_sweep_workers:
         raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
     axes = [parse_axis(text, config.stack) for text in args.param]
@@ -160,7 +161,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
         session,
         config.stack,
         axes,
-        config.settings,
+        config.settings_for(session),
         config.pricing,
         config.must_keep,
         workers=args.workers,
@@ -208,9 +209,9 @@ def sweep_table(sweep: Sweep, loss: str) -> str:
 
 
 def _header(session: Session, config: Config, out: Any) -> None:
-
+    settings = config.settings_for(session)
     print(visible(f"{session.name} ({session.file}): {len(session.messages)} messages"), file=out)
-    print(visible(f"model {config.model}, window {config.context_window:,}"), file=out)
+    print(visible(f"model {settings.model}, window {settings.context_window:,}"), file=out)
 
 
 def _progress(done: int, planned: int) -> None:

@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from playground.cli.analyses import add_commands as add_compare_commands
@@ -323,7 +323,7 @@ def _replay(args: argparse.Namespace) -> int:
     else:
         config = load_config(args.config) if args.config else default_config()
     if args.model:
-        config.model = args.model
+        config.model, config.model_given = args.model, True
     if args.price_as or args.cache:
         config.pricing = replace(
             config.pricing,
@@ -353,7 +353,8 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     session = pick_session(read_path(file), args.session, file)
     slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
     try:
-        result = replay(session, config.stack, config.settings, progress=_progress_bar if slow else None)
+        settings = config.settings_for(session)
+        result = replay(session, config.stack, settings, progress=_progress_bar if slow else None)
     finally:
         if slow:
             print(file=sys.stderr)
@@ -442,7 +443,13 @@ def replay_json(result: ReplayResult, config: Config, table: TurnTable) -> dict[
             "tool_calls": session.tool_calls,
             "turns": session.turns,
         },
-        "settings": {**config.to_data(), "encoding": result.encoding},
+        "settings": {
+            **config.to_data(),
+            "model": result.settings.model,  # the session's own, where neither config nor --model named one
+            "context_window": result.settings.context_window,
+            "encoding": result.encoding,
+            "calibration": asdict(result.calibration) if result.calibration else None,
+        },
         "turns": table.rows,
         "events": event_rows(result, table),
         "summary": {**totals(table), "summarizer": summarizer_figures(result)},

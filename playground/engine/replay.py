@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from playground.engine.calibration import CalibratedCounter, Fit, fit
 from playground.engine.request_log import RequestLog
 from playground.engine.running import RunningContext
 from playground.engine.session import Session
@@ -37,6 +38,8 @@ class Settings:
     context_window: int = 128_000
     pin_standing_rules: bool = True
     summarizer: dict[str, Any] = field(default_factory=lambda: {"kind": "extractive"})
+    # count as the provider recorded (engine.calibration) where the session records its usage
+    calibrate: bool = True
 
     def key(self) -> tuple:
         return (
@@ -44,6 +47,7 @@ class Settings:
             self.context_window,
             self.pin_standing_rules,
             tuple(sorted(self.summarizer.items())),
+            self.calibrate,
         )
 
 
@@ -116,6 +120,7 @@ class ReplayResult:
     events: list[Event]
     counter: TokenCounter
     summary_stats: SummaryStats
+    calibration: Fit | None = None  # how counts were calibrated to the recorded usage, if they were
 
     def recorded_usage(self, turn: Turn) -> int | None:
         return self.session.usage.get(turn.reply_index)
@@ -191,6 +196,9 @@ def replay(
     stack = [(pos, spec.build()) for pos, spec in enumerate(specs, start=1) if spec.enabled]
     counter = counter or TokenCounter(settings.model)
     counter.prime(session.messages)  # the session's distinct texts counted in one batch
+    calibration = fit(session, counter) if settings.calibrate else None
+    if calibration is not None:
+        counter = CalibratedCounter(counter, calibration)
     summarizer = make_summarizer(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
     )
@@ -205,6 +213,7 @@ def replay(
         run.events,
         counter,
         summarizer.stats,
+        calibration,
     )
 
 

@@ -52,8 +52,20 @@ def removed_column(position: int, policy: str) -> str:
 
 
 # the columns that can hold "unknown" (None), by the type of what they hold when known
-NULLABLE_INTS = ("recorded_prompt_tokens", "recorded_cache_read_tokens", "cache_break_at")
-COST_COLUMNS = ("cost_usd", "summary_cost_usd", "raw_cost_usd", *(f"cost_{p}_usd" for p in PARTS))
+NULLABLE_INTS = (
+    "recorded_prompt_tokens",
+    "recorded_cache_read_tokens",
+    "recorded_cache_write_tokens",
+    "recorded_output_tokens",
+    "cache_break_at",
+)
+COST_COLUMNS = (
+    "cost_usd",
+    "summary_cost_usd",
+    "raw_cost_usd",
+    "recorded_cost_usd",
+    *(f"cost_{p}_usd" for p in PARTS),
+)
 
 
 @dataclass
@@ -126,6 +138,7 @@ def turn_table(
         billed[2] += summary
     for n, turn in enumerate(result.turns):
         cached, raw_cached, brk = report.stack[n], report.raw[n], breaks.get(turn.number)
+        call = report.recorded[n]
         counts = per_turn.get(turn.number, {})
         row = {
             "turn": turn.number,
@@ -159,7 +172,10 @@ def turn_table(
                 "output_tokens": report.output[n],
                 "raw_cache_read_tokens": raw_cached.read,
                 "raw_cache_write_tokens": raw_cached.write,
-                "recorded_cache_read_tokens": result.session.cache_reads.get(turn.reply_index),
+                "recorded_cache_read_tokens": None if call is None else call.cache_read,
+                "recorded_cache_write_tokens": None if call is None else call.cache_write,
+                "recorded_output_tokens": None if call is None else call.output,
+                "recorded_cost_usd": None if call is None else call.cost,
                 "cache_break_at": None if brk is None else brk.position,
                 "cache_break_repaid": 0 if brk is None else brk.repaid,
                 "cache_break_policy": "" if brk is None else brk.policy,
@@ -203,9 +219,41 @@ def with_must_keep(frame: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(must_keep_lost=counts, lost_must_keep=names)
 
 
+RECORDED_COMPACTION = "recorded_compaction"  # the recording agent's own, as its log holds it
+
+
+def recorded_compaction_rows(result: ReplayResult) -> list[dict[str, Any]]:
+    """One event per compaction the recording agent ran itself, at the first turn after it."""
+    first_turn_after = {}
+    for turn in reversed(result.turns):
+        first_turn_after[turn.reply_index] = turn.number
+    replies = sorted(first_turn_after)
+    rows = []
+    for compaction in result.session.compactions:
+        after = next((index for index in replies if index >= compaction.at), None)
+        if after is None:
+            continue
+        before = f"{compaction.pre_tokens:,} tokens before, as it counted; " if compaction.pre_tokens else ""
+        rows.append(
+            {
+                "turn": first_turn_after[after],
+                "position": 0,
+                "policy": "the recording agent",
+                "action": RECORDED_COMPACTION,
+                "messages": 0,
+                "tokens_before": compaction.pre_tokens or 0,
+                "tokens_after": 0,
+                "detail": f"{compaction.trigger or 'a'} compaction in the log: {before}"
+                f"its summary holds {len(compaction.summary):,} characters",
+            }
+        )
+    return rows
+
+
 def event_rows(result: ReplayResult, turns: TurnTable | pd.DataFrame | None = None) -> list[dict[str, Any]]:
-    """The event log: one row per policy action or validity violation, and, given the turns,
-    one ``cache_break`` per turn whose request broke the cached prefix."""
+    """The event log: one row per policy action or validity violation, one per compaction the
+    recording agent ran itself, and, given the turns, one ``cache_break`` per turn whose
+    request broke the cached prefix."""
     rows = [
         {
             "turn": e.turn,
@@ -219,7 +267,9 @@ def event_rows(result: ReplayResult, turns: TurnTable | pd.DataFrame | None = No
         }
         for e in result.events
     ]
+    rows += recorded_compaction_rows(result)
     if turns is None:
+        rows.sort(key=lambda r: r["turn"])
         return rows
     for row in records(turns):
         at = row["cache_break_at"]
@@ -356,6 +406,7 @@ def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
         "summary_cost_usd": None,
         "saved_usd": None,
         "saved_cost_pct": None,
+        **_recorded(rows),
     }
     if all(row["cost_usd"] is not None for row in rows):
         summaries = sum(row["summary_cost_usd"] for row in rows)
@@ -368,6 +419,37 @@ def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
             saved_usd=round(raw - stack, 6),
             saved_cost_pct=_pct(raw - stack, raw),
         )
+    return figures
+
+
+def _recorded(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
+    """What the session records the agent sent and paid, beside the stack's figures: None
+    where it does not record every call (``recorded_calls`` says how many it does)."""
+    calls = [row for row in rows if row["recorded_prompt_tokens"] is not None]
+    figures: dict[str, float | int | None] = {
+        "recorded_calls": len(calls),
+        "recorded_input_tokens": None,
+        "recorded_cache_hit_pct": None,
+        "recorded_cost_usd": None,
+        "saved_vs_recorded_usd": None,
+        "saved_vs_recorded_pct": None,
+    }
+    if not calls or len(calls) < len(rows):
+        return figures
+    sent = sum(row["recorded_prompt_tokens"] for row in rows)
+    figures.update(
+        recorded_input_tokens=sent,
+        recorded_cache_hit_pct=_pct(sum(row["recorded_cache_read_tokens"] for row in rows), sent),
+    )
+    if all(row["recorded_cost_usd"] is not None for row in rows):
+        recorded = sum(row["recorded_cost_usd"] for row in rows)
+        figures["recorded_cost_usd"] = round(recorded, 6)
+        if all(row["cost_usd"] is not None for row in rows):
+            stack = sum(row["cost_usd"] + row["summary_cost_usd"] for row in rows)
+            figures.update(
+                saved_vs_recorded_usd=round(recorded - stack, 6),
+                saved_vs_recorded_pct=_pct(recorded - stack, recorded),
+            )
     return figures
 
 

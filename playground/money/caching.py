@@ -127,6 +127,7 @@ def cache_turns(
     replies: Sequence[Message] | None = None,
     tools: int = 0,
     priming: int = 0,
+    warm_head: int = 0,
 ) -> list[CacheTurn]:
     """Per request, how its input tokens split under ``rule``.
 
@@ -141,6 +142,10 @@ def cache_turns(
 
     ``times`` (seconds, one per request, None where unknown) makes the cache cold after an
     idle gap longer than the rule's TTL; without times the cache is assumed warm.
+
+    ``warm_head`` tokens opening the first request are already cached when it is sent (as the
+    session records: the system prompt and tool definitions an agent sends the same in every
+    session, cached by its earlier sessions).
     """
     out: list[CacheTurn] = []
     # prefix[k]: tokens of tools + the previous request's first k messages (then its reply)
@@ -169,6 +174,8 @@ def cache_turns(
         total = prefix[length] + priming
         cacheable = rule.name != "none" and total >= rule.min_tokens
         read = 0
+        if cacheable and not number and warm_head >= rule.min_tokens:
+            read = min(warm_head, total) // rule.block * rule.block
         if cacheable and not cold and number:
             if rule.breakpoints:
                 while entries and entries[-1] > shared:  # ascending: drop those past the break

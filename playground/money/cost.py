@@ -93,6 +93,7 @@ class CostReport:
     summary_priced_as: str | None  # the model the summaries are priced as
     breaks: list[CacheBreak]
     timed: bool  # the transcript recorded when each reply came
+    recorded: list[RecordedCall | None]  # per turn, what the session records the call cost; None: nothing
 
     @property
     def timing_note(self) -> str:
@@ -118,7 +119,10 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     timed = any(t is not None for t in times)
     replies = [session.messages[t.reply_index] for t in result.turns]
     when = times if timed else None
-    fixed = dict(tools=result.counter.tools(session.tools), priming=REPLY_PRIMING)
+    # what the first call found cached, as recorded: an agent's system prompt and tool
+    # definitions are the same in its every session, cached by the sessions before
+    warm_head = session.cache_reads.get(result.turns[0].reply_index, 0) if result.turns else 0
+    fixed = dict(tools=result.counter.tools(session.tools), priming=REPLY_PRIMING, warm_head=warm_head)
     stack = cache_turns(((t.shared, t.tail) for t in result.turns), count, rule, when, replies, **fixed)
     raw = cache_turns(_raw_deltas(result), count, rule, when, replies, **fixed)
     output = [count(reply) for reply in replies]
@@ -134,6 +138,7 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         for turn, prompt, summary in summaries:
             summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary, False)
     breaks = _breaks(result, stack)
+    recorded = recorded_calls(result, output, price)
     return CostReport(
         price,
         rule,
@@ -147,7 +152,45 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         summary_priced_as,
         breaks,
         timed,
+        recorded,
     )
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One call as the session records it: what the agent actually sent and paid."""
+
+    input: int  # every input token, cached or not
+    cache_read: int
+    cache_write: int
+    output: int  # recorded, else counted as for the stack
+    model: str  # the model that answered it, as recorded ("" where unknown)
+    cost: float | None  # dollars at that model's price; None without one
+
+    @property
+    def uncached(self) -> int:
+        return max(self.input - self.cache_read - self.cache_write, 0)
+
+
+def recorded_calls(
+    result: ReplayResult, output: list[int], fallback: Price | None = None
+) -> list[RecordedCall | None]:
+    """Per turn, the call the session records (None where it records no usage), priced at the
+    model recorded for it (the session's, else ``fallback``: the replay's price) by genai-prices."""
+    session, calls = result.session, []
+    for turn, counted in zip(result.turns, output, strict=True):
+        index = turn.reply_index
+        tokens = session.usage.get(index)
+        if tokens is None:
+            calls.append(None)
+            continue
+        model = session.models.get(index) or session.recorded_model
+        price = find_price(model) if model else fallback
+        read, write = session.cache_reads.get(index, 0), session.cache_writes.get(index, 0)
+        out = session.outputs.get(index, counted)
+        cost = None if price is None else price.cost(max(tokens, read + write), read, write, out, False)
+        calls.append(RecordedCall(tokens, read, write, out, model, cost))
+    return calls
 
 
 def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:

@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
 from playground.engine.replay import Settings
+from playground.engine.session import Session
 from playground.limits import LIMITS, LimitError, check_stack_size, over, read_limited
 from playground.measures.must_keep import MustKeep, MustKeepError
 from playground.measures.must_keep import parse as parse_must_keep
 from playground.money.cost import Pricing, PricingError
+from playground.money.pricing import find_price
 from playground.stacks.candidates import Candidate
 from playground.summaries.base import SummarizerError
 from playground.summaries.secrets import secret_in
@@ -44,6 +46,7 @@ TOP_LEVEL_KEYS = (
     "model",
     "context_window",
     "pin_standing_rules",
+    "calibrate",
     "plugins",
     "stack",
     "summarizer",
@@ -65,14 +68,23 @@ class Config:
     stack: list[PolicySpec] = field(default_factory=list)
     summarizer: dict[str, Any] = field(default_factory=lambda: {"kind": "extractive"})
     pin_standing_rules: bool = True
+    calibrate: bool = True  # count as the provider recorded, where the session records its usage
     plugins: list[str] = field(default_factory=list)
     pricing: Pricing = field(default_factory=Pricing)
     must_keep: tuple[MustKeep, ...] = ()
     candidates: tuple[Candidate, ...] = ()
+    model_given: bool = False  # the file (or the user) named the model: a session's own is not used
 
     @property
     def settings(self) -> Settings:
-        return Settings(self.model, self.context_window, self.pin_standing_rules, dict(self.summarizer))
+        return Settings(
+            self.model, self.context_window, self.pin_standing_rules, dict(self.summarizer), self.calibrate
+        )
+
+    def settings_for(self, session: Session) -> Settings:
+        """The settings a replay of ``session`` runs with: at the model the session records,
+        unless a model was named."""
+        return self.settings if self.model_given else at_recorded_model(self.settings, session)
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -82,6 +94,8 @@ class Config:
         }
         if not self.pin_standing_rules:
             data["pin_standing_rules"] = False
+        if not self.calibrate:
+            data["calibrate"] = False
         if self.plugins:
             data["plugins"] = list(self.plugins)
         data["stack"] = [_entry(spec) for spec in self.stack]
@@ -105,6 +119,17 @@ class Config:
 
     def to_json(self) -> str:
         return json_text(self.to_data())
+
+
+def at_recorded_model(settings: Settings, session: Session) -> Settings:
+    """``settings`` at the model ``session`` records answering most of its calls, with that
+    model's context window where genai-prices knows it; as they are where it records none."""
+    model = session.recorded_model
+    if not model or model == settings.model:
+        return settings
+    price = find_price(model)
+    window = price.context_window if price and price.context_window else settings.context_window
+    return replace(settings, model=model, context_window=window)
 
 
 def json_text(document: Any) -> str:
@@ -216,6 +241,7 @@ def config_from_data(data: dict[str, Any]) -> Config:
         )
     config = Config()
     config.model = _typed(data, "model", str, config.model)
+    config.model_given = "model" in data
     if secret_in(config.model):
         raise ConfigError("model looks like it holds a secret (an API key); name the model only")
     config.context_window = _typed(data, "context_window", int, config.context_window)
@@ -224,6 +250,7 @@ def config_from_data(data: dict[str, Any]) -> Config:
             f"context_window must be from 1000 to 100000000, got {shown(config.context_window)}"
         )
     config.pin_standing_rules = _typed(data, "pin_standing_rules", bool, True)
+    config.calibrate = _typed(data, "calibrate", bool, True)
     config.plugins = _typed(data, "plugins", list, [])
     for plugin in config.plugins:
         if not isinstance(plugin, str):

@@ -25,6 +25,7 @@ def current_config(
         stack=specs,
         summarizer=dict(settings.summarizer),
         pin_standing_rules=settings.pin_standing_rules,
+        calibrate=settings.calibrate,
         pricing=pricing,
         must_keep=must_keep,
     )
@@ -57,8 +58,10 @@ def import_box(box: DeltaGenerator) -> None:
     st.session_state["config_error"] = None
     stack_editor.replace_stack(config.stack, "config", upload.name)
     st.session_state["model"] = config.model
+    st.session_state["model_chosen"] = st.session_state["model_chosen"] or config.model_given
     st.session_state["context_window"] = config.context_window
     st.session_state["pin_standing_rules"] = config.pin_standing_rules
+    st.session_state["calibrate"] = config.calibrate
     st.session_state["summarizer"] = dict(config.summarizer)
     st.session_state["price_as"] = config.pricing.model
     st.session_state["cache_rule"] = config.pricing.cache

@@ -80,6 +80,34 @@ def money(replayed: Replayed) -> None:
         )
 
 
+def as_recorded(replayed: Replayed) -> None:
+    """The honest baseline: what the agent actually sent and paid, as its log records, beside
+    the stack and the raw history; and how the counts were calibrated to it."""
+    figures = replayed.totals
+    recorded = figures.get("recorded_cost_usd")
+    if recorded is not None and figures.get("cost_usd") is not None:
+        saved = figures["saved_vs_recorded_usd"]
+        verdict = (
+            f"saves {dollars(saved)} ({figures['saved_vs_recorded_pct']:.1f}%)"
+            if saved >= 0
+            else f"costs {dollars(-saved)} more ({-figures['saved_vs_recorded_pct']:.1f}%)"
+        )
+        st.markdown(
+            f"**As recorded {dollars(recorded)}** · this stack {dollars(figures['cost_usd'])} · raw history "
+            f"{dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack {verdict}."
+        )
+    elif figures.get("recorded_calls"):
+        st.caption(
+            f"The session records usage on {figures['recorded_calls']:,} of {figures['turns']:,} calls: compared "
+            "with the raw history only."
+        )
+    else:
+        st.caption("The session records no usage: compared with the raw history only.")
+    fit = replayed.result.calibration
+    if fit is not None:
+        st.caption(escape_markdown(fit.note[0].upper() + fit.note[1:]) + ".")
+
+
 def headline(replayed: Replayed, must_keep: int = 0) -> None:
     """The headline figures; ``must_keep`` is how many must-keep facts are declared."""
     figures = replayed.totals
@@ -87,6 +115,7 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
         st.warning("This session has no assistant replies, so there is no inference to replay.")
         return
     money(replayed)
+    as_recorded(replayed)
     row1 = st.columns(4)
     row1[0].metric(
         "Peak context",

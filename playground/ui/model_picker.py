@@ -5,9 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.engine.replay import Settings
+from playground.engine.session import Session
 from playground.money.caching import RULES
 from playground.money.cost import Pricing
 from playground.money.pricing import find_price
+from playground.stacks.config import at_recorded_model
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -31,6 +33,7 @@ CACHE_CHOICES = ["auto", *RULES]
 
 
 def _model_changed() -> None:
+    st.session_state["model_chosen"] = True  # kept for every session picked from now on
     model = st.session_state["model"]
     price = find_price(model)
     known = price.context_window if price and price.context_window else None
@@ -63,8 +66,21 @@ def pricing() -> Pricing:
     return chosen
 
 
-def show(summarizer: dict) -> Settings:
+def _at_recorded_model(session: Session | None) -> None:
+    """A session newly picked replays as the model it records (and that model's window; the
+    default model where it records none), unless the user (or a config) picked a model."""
+    if session is None or st.session_state["model_for"] == session.content_hash:
+        return
+    st.session_state["model_for"] = session.content_hash
+    if st.session_state["model_chosen"]:
+        return
+    chosen = at_recorded_model(Settings(), session)
+    st.session_state["model"], st.session_state["context_window"] = chosen.model, chosen.context_window
+
+
+def show(summarizer: dict, session: Session | None = None) -> Settings:
     st.header("Model")
+    _at_recorded_model(session)
     options = list(MODELS)
     if st.session_state["model"] not in options:  # a model named by an imported config
         options.append(st.session_state["model"])
@@ -83,6 +99,14 @@ def show(summarizer: dict) -> Settings:
         key="pin_standing_rules",
         help="The system/developer messages that open the session are sent every turn and never handed to a policy. Turn off to see what a careless policy does to them.",
     )
+    st.toggle(
+        "Calibrate to the recorded usage",
+        key="calibrate",
+        help="Where the session records what each call cost, count every request as the provider did: "
+        "a hidden prefix (the system prompt and tool definitions the file does not hold) plus a "
+        "tokenizer ratio, fitted on the calls before the agent's first compaction. Thresholds and bills "
+        "then use that count, as the agent's own counter did.",
+    )
     counter = cache.counter_for(st.session_state["model"])
     st.caption(f"Encoding in use: **{escape_markdown(counter.encoding_note)}**")
     return Settings(
@@ -90,4 +114,5 @@ def show(summarizer: dict) -> Settings:
         context_window=int(st.session_state["context_window"]),
         pin_standing_rules=st.session_state["pin_standing_rules"],
         summarizer=dict(summarizer),
+        calibrate=st.session_state["calibrate"],
     )

@@ -15,6 +15,9 @@ DEFAULTS = {
     "model": "gpt-4o",
     "context_window": 128_000,
     "pin_standing_rules": True,
+    "calibrate": True,  # count as the provider recorded, where the session records its usage
+    "model_for": None,  # the session (content hash) the model was last set for (ui.model_picker)
+    "model_chosen": False,  # the user or a config named the model: a session's own is not used
     "stack": None,  # list of stack entries; filled from the default preset on first run
     "stack_origin": None,  # (kind, name, specs): the preset or config file the stack was loaded from
     "stack_epoch": 0,  # bumped when entries are added, removed or replaced: resets the drag list

@@ -565,3 +565,45 @@ def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_wors
     expected = replay_figures(LEAVE, DEFAULT_STACK)
     wait_for_metric(page, "Facts lost", str(expected["distinct_facts_lost"]))
     assert page.get_by_role("tab", name="Charts").get_attribute("aria-selected") == "true"
+
+
+CLAUDE_CODE = ROOT / "tests" / "fixtures" / "formats" / "claude-code" / "sniffly_d3ad4cdc.jsonl"
+# where the last point of the cumulative cost chart's "as recorded" line is drawn, in page pixels
+RECORDED_POINT = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    p => p.layout && p.layout.title && p.layout.title.text.includes('Cumulative cost (USD)'));
+  if (!plot || !plot._fullData) return null;
+  const trace = plot._fullData.find(t => t.name === 'as recorded');
+  if (!trace) return null;
+  const n = trace.x.length - 1, box = plot.getBoundingClientRect();
+  const xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
+  return {x: box.left + xa._offset + xa.l2p(trace.x[n]), y: box.top + ya._offset + ya.l2p(trace.y[n])};
+}"""
+
+
+def test_a_claude_code_session_is_priced_as_recorded_beside_the_stack_and_the_raw_history(page):
+    """Upload a real Claude Code log: it replays as the model it records, the headline reads
+    "As recorded $X", and the charts draw the recorded line beside the stack and the raw one."""
+    from playground.stacks.config import Config
+    from playground.ui.figures import dollars
+
+    upload(page, "Upload transcripts", CLAUDE_CODE)
+    (session,) = read_path(CLAUDE_CODE)
+    config = parse_config("version: 1\n" + DEFAULT_STACK, "default.yaml")
+    settings = Config().settings_for(session)
+    figures = totals(turns_frame(replay(session, config.stack, settings)))
+    main = page.get_by_test_id("stMain")
+    expect(main).to_contain_text(f"As recorded {dollars(figures['recorded_cost_usd'])}", timeout=30_000)
+    expect(main).to_contain_text(f"this stack {dollars(figures['cost_usd'])}")
+    expect(main).to_contain_text("hidden prefix of")
+    expect(main).to_contain_text("Priced as claude-sonnet-4-0 at Anthropic")  # the model it records
+
+    page.locator(".st-key-chart_cumulative").scroll_into_view_if_needed()
+    page.wait_for_function(f"() => ({RECORDED_POINT})() !== null")
+    page.wait_for_timeout(500)
+    point = page.evaluate(RECORDED_POINT)
+    page.mouse.move(point["x"] - 30, point["y"] - 30)
+    page.mouse.move(point["x"], point["y"], steps=10)
+    hover = page.locator(".st-key-chart_cumulative .hoverlayer")
+    expect(hover).to_contain_text("as recorded", timeout=10_000)
+    expect(hover).to_contain_text("raw history")
