@@ -392,6 +392,8 @@ def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out
         file=out,
     )
     print(visible(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
+    if result.calibration is not None:
+        print(visible(result.calibration.note), file=out)
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)
     if table.rows:
         print(visible(pricing_line(table.attrs)), file=out)

@@ -68,6 +68,7 @@ STEP_KINDS: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
     "any event": lambda e: e["action"] != "idle",
     "compaction": lambda e: e["action"].isin(("compact", "fold")),
     "cache break": lambda e: e["action"] == "cache_break",
+    "the agent's own compaction": lambda e: e["action"] == "recorded_compaction",
     "violation": lambda e: e["policy"] == "validity",
     "stub": lambda e: e["action"] == "stub",
     "clip": lambda e: e["action"] == "clip",

@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import streamlit as st
 
+from playground.engine.replay import ReplayResult, Turn
 from playground.measures.fates import (
     DROPPED,
     INTACT,
@@ -106,6 +107,29 @@ def _step(target: int) -> None:
     st.session_state["turn"] = target
 
 
+def _recorded_compactions(result: ReplayResult, turn: Turn) -> None:
+    """The summary the recording agent sent in place of its history, at the first turn after
+    it compacted: what the recorded baseline sent here, beside what the stack sends."""
+    previous = result.turns[turn.number - 2].reply_index if turn.number > 1 else -1
+    for compaction in result.session.compactions:
+        if previous < compaction.at <= turn.reply_index:
+            with st.expander(
+                f"The agent compacted its own history before this turn ({compaction.trigger or 'as logged'})"
+            ):
+                st.caption(
+                    "What it sent from here on instead of the history before: its summary"
+                    + (
+                        f", written when its context held {compaction.pre_tokens:,} tokens"
+                        if compaction.pre_tokens
+                        else ""
+                    )
+                    + "."
+                )
+                st.html(
+                    f"<pre style='white-space: pre-wrap'>{html_text(compaction.summary or '(the log holds no summary text)')}</pre>"
+                )
+
+
 def show(replayed: Replayed) -> None:
     result = replayed.result
     if not result.turns:
@@ -138,6 +162,7 @@ def show(replayed: Replayed) -> None:
         f"{row['context_tokens']:,} tokens sent vs {row['raw_tokens']:,} in the raw history; "
         f"{row['cache_read_tokens']:,} read from the prompt cache, {row['cache_write_tokens']:,} written."
     )
+    _recorded_compactions(result, turn)
     lost = tuple(f for f in str(row["lost_facts"]).split("; ") if f)
     if lost:
         st.warning(

@@ -787,3 +787,23 @@ def test_names_holding_control_characters_are_listed_escaped():
     label = at.selectbox(key="session_choice").value
     assert label.isprintable() and "e\\u202evil\\n.json" in label
     assert any("no reply of the model" in i.value for i in at.info)
+
+
+def test_a_claude_code_log_replays_at_its_model_and_shows_the_agent_s_own_compaction_summary():
+    from pathlib import Path
+
+    curated = Path(__file__).parents[2] / "fixtures" / "formats" / "claude-code"
+    data = (curated / "curated_agent-sessions_claude_small.jsonl").read_bytes()
+    at = start()
+    at.file_uploader(key="session_uploads").set_value([("claude.jsonl", data, "application/jsonl")]).run()
+    assert not at.exception
+    assert at.session_state["model"] == "claude-opus-4-8"  # the model the log records
+    assert at.session_state["context_window"] >= 200_000
+    view(at, "Side by side")
+    at.session_state["turn"] = 3
+    at.run()
+    assert not at.exception
+    labels = [e.label for e in at.expander]
+    assert any("The agent compacted its own history before this turn" in label for label in labels)
+    at.selectbox(key="model").set_value("gpt-4o").run()  # the user's pick outlives the session's
+    assert at.session_state["model_chosen"] and at.session_state["model"] == "gpt-4o"
