@@ -85,8 +85,9 @@ def _add(figure: go.Figure, trace: go.Scatter | None) -> None:
 
 def _silent_markers(x: pd.Series, y: pd.Series, name: str, marker: dict) -> go.Scatter:
     """Markers that show where something happened and leave the telling to the turn's own
-    point: a marker's hover would also answer for the turns beside it."""
-    return go.Scatter(x=x, y=y, name=name, mode="markers", marker=marker, hoverinfo="skip")
+    point: a marker's hover would also answer for the turns beside it. "none", not "skip":
+    a marker drawn on a turn's point still takes the click that opens that turn."""
+    return go.Scatter(x=x, y=y, name=name, mode="markers", marker=marker, hoverinfo="none")
 
 
 def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int) -> go.Figure:
@@ -95,6 +96,8 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
     if turns.empty:
         return figure
     figure.add_trace(raw_line(turns, turns["raw_tokens"]))
+    # under the stack's line: a click on a turn of the stack's line is the stack's
+    _add(figure, recorded_line(turns, "recorded_prompt_tokens"))
     compactions = events[events["action"] == "compact"] if not events.empty else events
     # what happened at a turn is told on that turn's own point: a marker trace's hover would
     # also answer for the turns beside it (unified hover takes each trace's nearest point)
@@ -111,12 +114,14 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
             x=turns["turn"],
             y=turns["context_tokens"],
             name="context (stack)",
+            # markers: a click selects a point (a line alone has none), and opens that turn
+            mode="lines+markers",
+            marker={"size": 5},
             line={"color": COLOURS["context"], "width": 3},
             customdata=[notes[t] for t in turns["turn"]],
             hovertemplate="%{y:,} tokens%{customdata}",
         )
     )
-    _add(figure, recorded_line(turns, "recorded_prompt_tokens"))
     recorded_compactions = events[events["action"] == RECORDED_COMPACTION] if not events.empty else events
     if not recorded_compactions.empty:
         marker = {

@@ -437,10 +437,9 @@ def _recorded(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
     if not calls or len(calls) < len(rows):
         return figures
     sent = sum(row["recorded_prompt_tokens"] for row in rows)
-    figures.update(
-        recorded_input_tokens=sent,
-        recorded_cache_hit_pct=_pct(sum(row["recorded_cache_read_tokens"] for row in rows), sent),
-    )
+    figures["recorded_input_tokens"] = sent
+    if all(row["recorded_cache_read_tokens"] is not None for row in rows):
+        figures["recorded_cache_hit_pct"] = _pct(sum(row["recorded_cache_read_tokens"] for row in rows), sent)
     if all(row["recorded_cost_usd"] is not None for row in rows):
         recorded = sum(row["recorded_cost_usd"] for row in rows)
         figures["recorded_cost_usd"] = round(recorded, 6)

@@ -161,23 +161,22 @@ class RecordedCall:
     """One call as the session records it: what the agent actually sent and paid."""
 
     input: int  # every input token, cached or not
-    cache_read: int
-    cache_write: int
+    cache_read: int | None  # None: the session records no cache figures at all
+    cache_write: int | None
     output: int  # recorded, else counted as for the stack
     model: str  # the model that answered it, as recorded ("" where unknown)
-    cost: float | None  # dollars at that model's price; None without one
-
-    @property
-    def uncached(self) -> int:
-        return max(self.input - self.cache_read - self.cache_write, 0)
+    cost: float | None  # dollars at that model's price; None without one, or without the cache split
 
 
 def recorded_calls(
     result: ReplayResult, output: list[int], fallback: Price | None = None
 ) -> list[RecordedCall | None]:
     """Per turn, the call the session records (None where it records no usage), priced at the
-    model recorded for it (the session's, else ``fallback``: the replay's price) by genai-prices."""
+    model recorded for it (the session's, else ``fallback``: the replay's price) by genai-prices.
+    A session that records no cache figures at all has no recorded cost: what the cache served
+    is unknown, and pricing every token in full would invent a bill the agent never paid."""
     session, calls = result.session, []
+    cache_known = bool(session.cache_reads or session.cache_writes)
     for turn, counted in zip(result.turns, output, strict=True):
         index = turn.reply_index
         tokens = session.usage.get(index)
@@ -186,8 +185,11 @@ def recorded_calls(
             continue
         model = session.models.get(index) or session.recorded_model
         price = find_price(model) if model else fallback
-        read, write = session.cache_reads.get(index, 0), session.cache_writes.get(index, 0)
         out = session.outputs.get(index, counted)
+        if not cache_known:
+            calls.append(RecordedCall(tokens, None, None, out, model, None))
+            continue
+        read, write = session.cache_reads.get(index, 0), session.cache_writes.get(index, 0)
         cost = None if price is None else price.cost(max(tokens, read + write), read, write, out, False)
         calls.append(RecordedCall(tokens, read, write, out, model, cost))
     return calls

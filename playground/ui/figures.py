@@ -96,6 +96,11 @@ def as_recorded(replayed: Replayed) -> None:
             f"**As recorded {dollars(recorded)}** · this stack {dollars(figures['cost_usd'])} · raw history "
             f"{dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack {verdict}."
         )
+    elif figures.get("recorded_calls") == figures["turns"] and figures.get("recorded_cache_hit_pct") is None:
+        st.caption(
+            "The session records each call's input tokens but not what the prompt cache served, so "
+            "what the agent paid is unknown: the *as recorded* line shows its tokens only."
+        )
     elif figures.get("recorded_calls"):
         st.caption(
             f"The session records usage on {figures['recorded_calls']:,} of {figures['turns']:,} calls: compared "

@@ -121,7 +121,10 @@ def test_drag_a_policy_to_a_new_place(page, tmp_path):
 
 # plotly.js keeps the decoded trace arrays in _fullData (data holds them base64-encoded)
 TOKENS_PLOT = "Array.from(document.querySelectorAll('.js-plotly-plot')).find(p => p.layout && p.layout.title && p.layout.title.text.includes('Tokens sent per turn'))"
-CONTEXT_LINE = f"() => {{ const plot = {TOKENS_PLOT}; return plot && plot._fullData ? Array.from(plot._fullData[1].y) : []; }}"
+CONTEXT_LINE = (
+    f"() => {{ const plot = {TOKENS_PLOT}; const line = plot && plot._fullData && "
+    "plot._fullData.find(t => t.name === 'context (stack)'); return line ? Array.from(line.y) : []; }"
+)
 
 
 def _tokens_chart_context(page, unlike: list | None = None) -> list:

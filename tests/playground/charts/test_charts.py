@@ -32,14 +32,15 @@ def compaction_events():
 def test_tokens_chart_has_raw_context_recorded_and_a_marker_per_compaction():
     figure = charts.tokens_chart(turns(), compaction_events(), context_window=8000)
     names = [trace.name for trace in figure.data]
-    assert names == ["raw history", "context (stack)", "as recorded", "compaction"]
+    assert names == ["raw history", "as recorded", "context (stack)", "compaction"]
     marker = figure.data[3]
     assert list(marker.x) == [3] and list(marker.y) == [600]
-    assert marker.hoverinfo == "skip"  # told on the turn's own point, never on its neighbours'
-    context = figure.data[1]
+    assert marker.hoverinfo == "none"  # told on the turn's own point; a click on it still opens the turn
+    context = figure.data[2]
+    assert context.mode == "lines+markers"  # a click selects a point of it, which opens that turn
     assert [bool(note) for note in context.customdata] == [False, False, True, False]
     assert "12 messages" in context.customdata[2] and "2,400 → 600" in context.customdata[2]
-    recorded = figure.data[2]  # a gap at the turn that records no usage
+    recorded = figure.data[1]  # a gap at the turn that records no usage
     assert list(recorded.x) == [1, 2, 3, 4] and [y == y for y in recorded.y] == [True, False, True, True]
     assert figure.layout.shapes[0].y0 == 8000  # the context window line
 
@@ -54,7 +55,7 @@ def test_a_far_larger_window_is_named_not_drawn():
     figure = charts.tokens_chart(turns(), compaction_events().iloc[0:0], context_window=1_000_000)
     assert not figure.layout.shapes
     assert "1,000,000 (above the chart)" in figure.layout.annotations[0].text
-    assert [t.name for t in figure.data] == ["raw history", "context (stack)", "as recorded"]
+    assert [t.name for t in figure.data] == ["raw history", "as recorded", "context (stack)"]
 
 
 def test_stubs_composition_and_removed_charts():

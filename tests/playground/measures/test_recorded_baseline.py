@@ -52,6 +52,10 @@ def test_a_session_recording_some_calls_has_no_recorded_total_and_says_how_many(
     some = replace(sniffly, usage=dict(list(sniffly.usage.items())[:10]))
     figures = totals(turn_table(replay(some, [], Settings(model="claude-sonnet-4-20250514"))))
     assert figures["recorded_calls"] == 10 and figures["recorded_cost_usd"] is None
+    tokens_only = replace(sniffly, cache_reads={}, cache_writes={})  # no cache split: no bill invented
+    figures = totals(turn_table(replay(tokens_only, [], Settings(model="claude-sonnet-4-20250514"))))
+    assert figures["recorded_calls"] == 62 and figures["recorded_input_tokens"] == 3_928_738
+    assert figures["recorded_cost_usd"] is None and figures["recorded_cache_hit_pct"] is None
     none = replace(sniffly, usage={}, cache_reads={}, cache_writes={})
     figures = totals(turn_table(replay(none, [], Settings(model="claude-sonnet-4-20250514"))))
     assert figures["recorded_calls"] == 0 and figures["saved_vs_recorded_usd"] is None
