@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from playground.engine.replay import Event, ReplayResult
 from playground.engine.running import BUCKETS
+from playground.engine.session import RecordedCompaction
 from playground.engine.validity import OVER_WINDOW
 from playground.measures import must_keep as must_keep_measure
 from playground.measures import quality as quality_measures
@@ -222,31 +223,38 @@ def with_must_keep(frame: pd.DataFrame, states: pd.DataFrame) -> pd.DataFrame:
 RECORDED_COMPACTION = "recorded_compaction"  # the recording agent's own, as its log holds it
 
 
+def recorded_compactions(result: ReplayResult) -> dict[int, list[RecordedCompaction]]:
+    """The compactions the recording agent ran itself, by the turn they first shaped: the
+    first whose recorded reply comes at or after each."""
+    by_turn: dict[int, list[RecordedCompaction]] = defaultdict(list)
+    for compaction in result.session.compactions:
+        turn = next((t.number for t in result.turns if t.reply_index >= compaction.at), None)
+        if turn is not None:
+            by_turn[turn].append(compaction)
+    return by_turn
+
+
 def recorded_compaction_rows(result: ReplayResult) -> list[dict[str, Any]]:
     """One event per compaction the recording agent ran itself, at the first turn after it."""
-    first_turn_after = {}
-    for turn in reversed(result.turns):
-        first_turn_after[turn.reply_index] = turn.number
-    replies = sorted(first_turn_after)
     rows = []
-    for compaction in result.session.compactions:
-        after = next((index for index in replies if index >= compaction.at), None)
-        if after is None:
-            continue
-        before = f"{compaction.pre_tokens:,} tokens before, as it counted; " if compaction.pre_tokens else ""
-        rows.append(
-            {
-                "turn": first_turn_after[after],
-                "position": 0,
-                "policy": "the recording agent",
-                "action": RECORDED_COMPACTION,
-                "messages": 0,
-                "tokens_before": compaction.pre_tokens or 0,
-                "tokens_after": 0,
-                "detail": f"{compaction.trigger or 'a'} compaction in the log: {before}"
-                f"its summary holds {len(compaction.summary):,} characters",
-            }
-        )
+    for turn, compactions in recorded_compactions(result).items():
+        for compaction in compactions:
+            before = (
+                f"{compaction.pre_tokens:,} tokens before, as it counted; " if compaction.pre_tokens else ""
+            )
+            rows.append(
+                {
+                    "turn": turn,
+                    "position": 0,
+                    "policy": "the recording agent",
+                    "action": RECORDED_COMPACTION,
+                    "messages": 0,
+                    "tokens_before": compaction.pre_tokens or 0,
+                    "tokens_after": 0,
+                    "detail": f"{compaction.trigger or 'a'} compaction in the log: {before}"
+                    f"its summary holds {len(compaction.summary):,} characters",
+                }
+            )
     return rows
 
 

@@ -21,6 +21,7 @@ from playground.measures.fates import (
     raw_fates,
     request_fates,
 )
+from playground.measures.metrics import recorded_compactions
 from playground.ui import state
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown, html_text
@@ -110,24 +111,17 @@ def _step(target: int) -> None:
 def _recorded_compactions(result: ReplayResult, turn: Turn) -> None:
     """The summary the recording agent sent in place of its history, at the first turn after
     it compacted: what the recorded baseline sent here, beside what the stack sends."""
-    previous = result.turns[turn.number - 2].reply_index if turn.number > 1 else -1
-    for compaction in result.session.compactions:
-        if previous < compaction.at <= turn.reply_index:
-            with st.expander(
-                f"The agent compacted its own history before this turn ({compaction.trigger or 'as logged'})"
-            ):
-                st.caption(
-                    "What it sent from here on instead of the history before: its summary"
-                    + (
-                        f", written when its context held {compaction.pre_tokens:,} tokens"
-                        if compaction.pre_tokens
-                        else ""
-                    )
-                    + "."
-                )
-                st.html(
-                    f"<pre style='white-space: pre-wrap'>{html_text(compaction.summary or '(the log holds no summary text)')}</pre>"
-                )
+    for compaction in recorded_compactions(result).get(turn.number, ()):
+        label = f"The agent compacted its own history before this turn ({compaction.trigger or 'as logged'})"
+        with st.expander(label):
+            held = (
+                f", written when its context held {compaction.pre_tokens:,} tokens"
+                if compaction.pre_tokens
+                else ""
+            )
+            st.caption(f"What it sent from here on instead of the history before: its summary{held}.")
+            summary = compaction.summary or "(the log holds no summary text)"
+            st.html(f"<pre style='white-space: pre-wrap'>{html_text(summary)}</pre>")
 
 
 def show(replayed: Replayed) -> None:

@@ -35,6 +35,12 @@ def recorded_as(prefix: int, ratio: float, messages, misses: dict[int, float] | 
     return replace(session, usage=usage)
 
 
+def miss(row: dict) -> float:
+    """How far a turn's billed input is from what the provider recorded, as a share of it."""
+    billed = row["cache_read_tokens"] + row["cache_write_tokens"] + row["uncached_tokens"]
+    return abs(billed - row["recorded_prompt_tokens"]) / row["recorded_prompt_tokens"]
+
+
 def test_the_fit_finds_the_hidden_prefix_and_the_ratio_and_sets_a_resumed_call_aside():
     session = recorded_as(12_000, 1.3, tool_loop(30, size=400), misses={5: 0.4})  # a call far off
     calibration = fit(session, TokenCounter())
@@ -64,16 +70,7 @@ def test_every_count_the_stack_compares_and_bills_is_the_calibrated_one():
     first = [min(e.turn for e in r.events if e.action == "compact") for r in (calibrated, plain)]
     assert first[0] < first[1]
     rows = turn_table(replay(session, [], Settings())).rows
-    errors = [
-        abs(
-            r["cache_read_tokens"]
-            + r["cache_write_tokens"]
-            + r["uncached_tokens"]
-            - r["recorded_prompt_tokens"]
-        )
-        / r["recorded_prompt_tokens"]
-        for r in rows
-    ]
+    errors = [miss(r) for r in rows]
     assert max(errors) < 0.005  # the bill is what the provider recorded (each message rounded)
 
 
@@ -88,17 +85,7 @@ def test_a_replay_without_policy_reproduces_what_claude_code_recorded():
         settings = Config().settings_for(session)
         assert settings.model == session.recorded_model
         table = turn_table(replay(session, [], settings))
-        errors = [
-            abs(
-                r["cache_read_tokens"]
-                + r["cache_write_tokens"]
-                + r["uncached_tokens"]
-                - r["recorded_prompt_tokens"]
-            )
-            / r["recorded_prompt_tokens"]
-            for r in table.rows
-            if r["recorded_prompt_tokens"] and r["reply_index"] < stop
-        ]
+        errors = [miss(r) for r in table.rows if r["recorded_prompt_tokens"] and r["reply_index"] < stop]
         assert statistics.median(errors) <= 0.02, session.name
         figures = totals(table)
         if figures["recorded_cache_hit_pct"] is not None and stop == len(session.messages):
