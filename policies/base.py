@@ -161,8 +161,12 @@ class AppendEvent(_Reporting):
 class CompileEvent(_Reporting):
     """Given to ``on_compile`` right before inference ``turn``.
 
-    ``last_usage`` is the token count of the context compiled at the previous inference
-    (None at the first); ``pinned`` are the standing rules sent ahead of the context.
+    ``last_usage`` is the previous inference's input tokens (None at the first): what its
+    provider reported while the stack's requests are still those the agent sent (the
+    session records it), else the replay's count of what the stack sent. ``last_output`` is
+    that inference's reply tokens where the session records them. Agents that trigger on
+    reported usage read ``reported_tokens``; ``pinned`` are the standing rules sent ahead
+    of the context.
 
     ``unchanged_prefix`` is a hint: ``messages[:unchanged_prefix]`` are the very objects,
     in order, of the list this policy returned at the previous compile. A policy whose
@@ -180,6 +184,7 @@ class CompileEvent(_Reporting):
 
     turn: int = 1
     last_usage: int | None = None
+    last_output: int | None = None
     counter: TokenCounter | None = None
     context_window: int = 128_000
     summarizer: Summarizer | None = None
@@ -200,6 +205,38 @@ class CompileEvent(_Reporting):
         if self.counter is None:
             return 0
         return self.counter.total(self.pinned) + self.counter.total(messages)
+
+    def reported_tokens(self, messages: Sequence[Message]) -> int | None:
+        """The previous inference's total as a provider reports it (input + reply), the figure
+        agents that trigger on usage compare; None before the first inference. The reply is
+        counted where the session does not record its size."""
+        if self.last_usage is None:
+            return None
+        if self.last_output is not None:
+            return self.last_usage + self.last_output
+        last = _last_reply(messages)
+        if last is None or self.counter is None:
+            return self.last_usage
+        return self.last_usage + self.counter.count(messages[last])
+
+    def estimated_tokens(self, messages: Sequence[Message]) -> int:
+        """The whole request as an agent estimates it before sending: the previous inference's
+        reported total plus a count of what arrived since (Claude Code's way); the request's
+        own count before the first inference."""
+        reported = self.reported_tokens(messages)
+        if reported is None:
+            return self.given_tokens(messages) + self.fixed_tokens
+        last = _last_reply(messages)
+        start = 0 if last is None else last + 1
+        if len(self.message_tokens) == len(messages):
+            return reported + sum(self.message_tokens[start:])
+        if self.counter is None:
+            return reported
+        return reported + self.counter.total(messages[start:])
+
+
+def _last_reply(messages: Sequence[Message]) -> int | None:
+    return next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None)
 
 
 # How a policy's compile result lives on (see DESIGN.md, "Persistence and timing"):

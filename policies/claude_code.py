@@ -37,7 +37,9 @@ class ClaudeCodeAutoCompactPolicy(Policy):
     messages) reaches the threshold (window − 20,000 output reserve − 13,000, about 83.5% of
     200K), the conversation is replaced by one structured summary, a user message, with no
     verbatim tail; the system prompt and memory files (the pinned rules) stay. Persistent.
-    Its estimator is undocumented: the request's token count stands in for it.
+    It counts as Claude Code's tokenCountWithEstimation does: the last reply's reported usage
+    (input, cache and output) plus an estimate of what arrived since (as described in
+    netease-lcap/wave-agent PR #1842, which aligns with it).
     ``summary_prompt`` is our own; paste yours."""
 
     params = (
@@ -56,7 +58,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         if event.counter is None or not messages:
             return None
-        tokens = event.given_tokens(messages) + event.fixed_tokens
+        tokens = event.estimated_tokens(messages)
         threshold = autocompact_threshold(event.context_window, self.autocompact_pct_override)
         if threshold <= 0:  # Claude Code's windows are 100,000 tokens or more
             if event.turn == 1:

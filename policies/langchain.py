@@ -128,7 +128,8 @@ class LangChainSummarizationPolicy(Policy):
         last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None)
         if last is None:
             return 1.0, None
-        reported = event.last_usage + event.counter.count(messages[last])
+        reported = event.reported_tokens(messages)
+        assert reported is not None  # last_usage is set
         approx = sum(counts[: last + 1])
         if len(messages) <= 1 or approx <= 0:
             return 1.0, reported

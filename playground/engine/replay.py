@@ -251,6 +251,12 @@ class _Run:
         self.sent = 0  # working messages in the last request
         self.events: list[Event] = []
         self.last_usage: int | None = None
+        self.last_output: int | None = None
+        # the stored history is still what the agent sent (no policy has changed it), so the
+        # usage the session records is what its provider reported for the stack's request
+        self.history_as_sent = True
+        self.edited = False  # an ephemeral policy edited the request being compiled
+        self.agent_compacted_at = min((c.at for c in session.compactions), default=None)
         self.progress = progress
         self.last_compaction: dict[int, int] = {}  # stack position -> turn it last compacted
 
@@ -317,6 +323,13 @@ class _Run:
             )
 
     def append(self, index: int, message: Message) -> Message | None:
+        arrived = message
+        appended = self.appended(index, message)
+        if appended is not arrived:
+            self.history_as_sent = False
+        return appended
+
+    def appended(self, index: int, message: Message) -> Message | None:
         turn = len(self.turns) + 1  # the inference this message will first be part of
         for position, policy in self.appenders:
             event = AppendEvent(index=index, turn=turn)
@@ -351,9 +364,12 @@ class _Run:
                 continue
             before = working.tokens
             event = self.event(turn, working, self.unchanged[k])
+            held = len(working.items)
             changed = _hook(position, policy, "on_compile", turn, event, working.items)
             if changed is not None:
-                same = working.replace(changed)  # written back: the next turn starts from what was sent
+                same = working.replace(changed)
+                if same < held or len(changed) != held:
+                    self.history_as_sent = False  # written back: the next turn starts from what was sent
                 self.unchanged = [min(u, same) for u in self.unchanged]
                 kept = min(kept, same)
             self.unchanged[k] = len(working.items)  # appends keep it; later rewrites lower it
@@ -393,6 +409,15 @@ class _Run:
         )
         self.sent = len(context.items)
         self.last_usage = context_tokens
+        if self.as_sent(reply_index):
+            self.last_usage = self.session.usage.get(reply_index, context_tokens)
+        self.last_output = self.session.outputs.get(reply_index)
+
+    def as_sent(self, reply_index: int) -> bool:
+        """Whether this turn's request is the one the agent sent: no policy has changed it and
+        the agent had not compacted its own history yet."""
+        before_agent_compacted = self.agent_compacted_at is None or reply_index < self.agent_compacted_at
+        return self.history_as_sent and not self.edited and before_agent_compacted
 
     def edit_request(self, turn: int) -> tuple[RunningContext, int]:
         """The ephemeral policies' pass: each edits a copy of the stored history (or of the
@@ -411,6 +436,7 @@ class _Run:
                 kept = same if kept is None else min(kept, same)
                 given = view
             self.record(turn, position, policy, event.actions, before, given.tokens)
+        self.edited = given is not self.working
         if given is self.working:  # nobody edited: the request is the history as stored
             kept = view.replace(self.working.items)
         return view, kept if kept is not None else 0
@@ -419,6 +445,7 @@ class _Run:
         return CompileEvent(
             turn=turn,
             last_usage=self.last_usage,
+            last_output=self.last_output,
             counter=self.counter,
             context_window=self.settings.context_window,
             summarizer=self.summarizer,

@@ -61,14 +61,18 @@ def test_no_fit_without_enough_recorded_calls_or_after_the_agent_s_own_compactio
 
 def test_every_count_the_stack_compares_and_bills_is_the_calibrated_one():
     """A threshold is crossed where the provider's count crosses it, as the agent's counter
-    would: 1.5 × our count plus a 3,000-token prefix reaches 3,500 long before ours does."""
+    would. While the stack's requests are those recorded, that is the recorded usage itself,
+    calibrated or not; once the stack has changed the request, the calibrated count (1.5 ×
+    ours plus a 3,000-token prefix) reaches 3,500 long before ours does."""
     session = recorded_as(3_000, 1.5, tool_loop(40, size=300))
     stack = [PolicySpec("CompactionPolicy", {"max_input_tokens": 3_500, "keep_recent": 2})]
     calibrated = replay(session, stack, Settings())
     plain = replay(session, stack, Settings(calibrate=False))
     assert isinstance(calibrated.counter, CalibratedCounter) and plain.calibration is None
-    first = [min(e.turn for e in r.events if e.action == "compact") for r in (calibrated, plain)]
-    assert first[0] < first[1]
+    compactions = [[e.turn for e in r.events if e.action == "compact"] for r in (calibrated, plain)]
+    crossed = next(t for t, turn in enumerate(calibrated.turns, 1) if session.usage[turn.reply_index] > 3_500)
+    assert compactions[0][0] == compactions[1][0] == crossed + 1  # the recorded usage, both ways
+    assert len(compactions[0]) > len(compactions[1])  # then the calibrated count: sooner again
     rows = turn_table(replay(session, [], Settings())).rows
     errors = [miss(r) for r in rows]
     assert max(errors) < 0.005  # the bill is what the provider recorded (each message rounded)

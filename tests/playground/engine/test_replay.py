@@ -1,4 +1,5 @@
 import itertools
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -99,6 +100,42 @@ def test_last_usage_is_the_previous_compiled_context():
 
     result = replay(agentic_session(rounds=3), [PolicySpec("RecordUsage")])
     assert seen == [None] + [t.context_tokens for t in result.turns[:-1]]
+
+
+def test_policies_trigger_on_the_usage_the_provider_reported_while_the_request_is_as_recorded():
+    """pyagentic's CompactionPolicy compares the previous inference's reported input tokens: the
+    session's recorded 5,000 (not the replay's count of a few dozen) makes it compact at turn 2."""
+    words = " ".join(f"step {i} of the plan is to check module_{i}." for i in range(40))
+    messages = (system(), user(words), assistant("Looking. " + words), user("And now?"), assistant("Done."))
+    session = replace(make_session(*messages), usage={2: 5_000, 4: 5_020})
+    stack = [PolicySpec("CompactionPolicy", {"max_input_tokens": 1_000, "keep_recent": 1})]
+    result = replay(session, stack, Settings(calibrate=False))
+    assert [e.turn for e in result.events if e.action == "compact"] == [2]
+    assert result.turns[0].context_tokens < 1_000  # the replay's own count would never fire
+
+
+def test_once_the_stack_changed_the_request_the_last_usage_is_the_replay_s_count():
+    seen = []
+
+    @register
+    class RecordReported(Policy):
+        def on_compile(self, event: CompileEvent, messages):
+            seen.append((event.last_usage, event.last_output))
+
+    session = replace(agentic_session(rounds=4), usage={}, outputs={})
+    replies = [i for i, m in enumerate(session.messages) if m.role == "assistant"]
+    session = replace(session, usage={i: 9_000 + i for i in replies}, outputs={i: 7 for i in replies})
+    as_sent = replay(session, [PolicySpec("RecordReported")], Settings(calibrate=False))
+    assert seen == [(None, None)] + [(9_000 + i, 7) for i in replies[:-1]]
+    seen.clear()
+    clipped = replay(
+        session,
+        [PolicySpec("ToolOutputClipPolicy", {"max_chars": 100}), PolicySpec("RecordReported")],
+        Settings(calibrate=False),
+    )
+    # the first call held no tool output yet: as recorded; the clip changed every one after
+    assert seen[1:] == [(9_000 + replies[0], 7)] + [(t.context_tokens, 7) for t in clipped.turns[1:-1]]
+    assert as_sent.turns[0].context_tokens != 9_000 + replies[0]
 
 
 def test_every_compile_is_given_the_running_token_figures_of_its_list():
