@@ -17,11 +17,14 @@ from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, To
 from policies.base import ParamError, Policy, shown
 from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocompactPolicy
 from policies.clear_tool_uses import ClearToolUsesPolicy
+from policies.codex import CodexAutoCompactPolicy
 from policies.compaction import CompactionPolicy
+from policies.gemini_cli import GeminiChatCompressionPolicy
 from policies.langchain import LangChainSummarizationPolicy
 from policies.letta import LettaSummarizerPolicy
 from policies.llama_index import ChatMemoryBufferPolicy, ChatSummaryMemoryBufferPolicy
 from policies.openai_agents import SummarizingSessionPolicy, ToolOutputTrimmerPolicy, TrimmingSessionPolicy
+from policies.opencode import OpencodeCompactionPolicy, OpencodePrunePolicy
 from policies.prompt_compression import PromptCompressionPolicy
 from policies.sliding_window import SlidingWindowPolicy
 from policies.tiered_eviction import TieredEvictionPolicy
@@ -39,6 +42,10 @@ BUILTINS: tuple[type[Policy], ...] = (
     LangChainSummarizationPolicy,
     ClaudeCodeAutoCompactPolicy,
     ClaudeCodeMicrocompactPolicy,
+    CodexAutoCompactPolicy,
+    OpencodeCompactionPolicy,
+    OpencodePrunePolicy,
+    GeminiChatCompressionPolicy,
     ToolOutputTrimmerPolicy,
     TrimmingSessionPolicy,
     BufferedContextPolicy,

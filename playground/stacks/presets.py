@@ -50,6 +50,12 @@ PRESETS: dict[str, list[PolicySpec]] = {
         PolicySpec("ClaudeCodeMicrocompactPolicy"),
         PolicySpec("ClaudeCodeAutoCompactPolicy"),
     ],
+    "Codex CLI: auto-compact (90% of the window)": [PolicySpec("CodexAutoCompactPolicy")],
+    "opencode: prune old tool outputs, then compact on overflow": [
+        PolicySpec("OpencodePrunePolicy"),
+        PolicySpec("OpencodeCompactionPolicy"),
+    ],
+    "Gemini CLI: chat compression (50% of the limit, keep 30%)": [PolicySpec("GeminiChatCompressionPolicy")],
     "OpenAI Agents SDK: ToolOutputTrimmer defaults": [PolicySpec("ToolOutputTrimmerPolicy")],
     "OpenAI cookbook: trimming session (last 8 turns)": [
         PolicySpec("TrimmingSessionPolicy", {"max_turns": 8})
@@ -96,6 +102,9 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
         "Claude Code: auto-compact",
         "Claude Code: microcompact after an hour idle, then auto-compact",
     ),
+    "Codex CLI": ("Codex CLI: auto-compact (90% of the window)",),
+    "opencode": ("opencode: prune old tool outputs, then compact on overflow",),
+    "Gemini CLI": ("Gemini CLI: chat compression (50% of the limit, keep 30%)",),
     "OpenAI": (
         "OpenAI Agents SDK: ToolOutputTrimmer defaults",
         "OpenAI cookbook: trimming session (last 8 turns)",
