@@ -245,7 +245,7 @@ def _export(args: argparse.Namespace) -> int:
         write_whole(args.output, lambda out: out.write(result.text))
     else:
         sys.stdout.write(result.text)
-    for line in result.unexpressible:  # the same list the output opens with, where a person sees it
+    for line in result.unexpressible:  # the list the output opens with (if it can), where a person sees it
         print(f"playground: not expressible in {args.to}: {visible(str(line))}", file=sys.stderr)
     return 0
 

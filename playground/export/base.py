@@ -32,8 +32,9 @@ class Export:
     target: str
     text: str
     filename: str
-    language: str  # for the app's code view: python, json
+    language: str  # for the app's code view: python, json, toml
     unexpressible: tuple[Unexpressible, ...] = field(default_factory=tuple)
+    notes_in_file: bool = True  # the list above opens the file (a settings file holds only its keys)
 
 
 def values(spec: PolicySpec) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from playground.export.agent_settings import claude_code, codex, gemini_cli, opencode
 from playground.export.anthropic_target import anthropic
 from playground.export.base import Export, ExportError
 from playground.export.python_targets import adk, langchain, openai_agents, pyagentic, selectools
@@ -18,6 +19,10 @@ TARGETS: dict[str, tuple[str, Callable[[list[PolicySpec], Any], Export]]] = {
     "anthropic": ("Anthropic Messages API context_management (JSON)", anthropic),
     "adk": ("Google ADK EventsCompactionConfig (Python)", adk),
     "selectools": ("selectools AgentConfig (Python)", selectools),
+    "claude-code": ("Claude Code settings.json (JSON)", claude_code),
+    "codex": ("Codex CLI config.toml (TOML)", codex),
+    "opencode": ("opencode.json compaction (JSON)", opencode),
+    "gemini-cli": ("Gemini CLI settings.json (JSON)", gemini_cli),
 }
 
 

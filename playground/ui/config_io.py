@@ -14,6 +14,8 @@ from playground.ui import candidates_panel, stack_editor, state, summarizer_pane
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
 
+MIME_TYPES = {"json": "application/json", "toml": "application/toml", "python": "text/x-python"}
+
 
 def current_config(
     specs: list[PolicySpec], settings: Settings, pricing: Pricing, must_keep: tuple[MustKeep, ...]
@@ -105,16 +107,15 @@ def framework_export(config: Config) -> None:
         return
     if result.unexpressible:
         lines = "\n".join(f"- {escape_markdown(str(line))}" for line in result.unexpressible)
-        st.warning(
-            f"Not expressible in {TARGETS[target][0]}, left out of the file (listed at its top):\n\n{lines}"
-        )
+        where = "listed at its top" if result.notes_in_file else "the file holds only keys the agent reads"
+        st.warning(f"Not expressible in {TARGETS[target][0]}, left out of the file ({where}):\n\n{lines}")
     else:
         st.success("Every policy of the stack is expressed exactly.")
     st.download_button(
         f"Download {result.filename}",
         result.text,
         result.filename,
-        "application/json" if result.language == "json" else "text/x-python",
+        MIME_TYPES[result.language],
         key="download_export",
     )
     st.code(result.text, language=result.language)

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -22,20 +23,31 @@ def test_every_preset_exports_to_every_target_and_nothing_is_dropped_in_silence(
         compile(result.text, result.filename, "exec")
         header = result.text.split("\n\n", 1)[0]
         assert "Written for " in header
+        body = result.text[len(header) :]
+    elif result.language == "toml":
+        tomllib.loads(result.text)
+        header = "\n".join(line for line in result.text.splitlines() if line.startswith("#"))
+        body = "\n".join(line for line in result.text.splitlines() if not line.startswith("#")) or header
     else:
         document = json.loads(result.text)
-        header = "\n".join(document["not_expressible"])
+        header = "\n".join(document.get("not_expressible", []))
+        body = json.dumps(document.get("context_management", document))
     listed = {line.policy for line in result.unexpressible}
-    for line in result.unexpressible:
-        assert str(line) in header  # the header names each, as the app's list does
-    body = (
-        result.text[len(header) :]
-        if result.language == "python"
-        else json.dumps(document["context_management"])
-    )
+    if result.notes_in_file:
+        for line in result.unexpressible:
+            assert str(line) in header  # the header names each, as the app's list does
+    else:
+        assert set(document) <= SETTINGS_KEYS[target]  # a settings file holds only keys its agent reads
     for spec in stack:
         # each policy is either expressed in the body or listed at the top
         assert spec.name in listed or _expressed(spec, body, target), f"{spec.name} dropped"
+
+
+SETTINGS_KEYS = {
+    "claude-code": {"autoCompactEnabled", "autoCompactWindow", "env"},
+    "opencode": {"compaction"},
+    "gemini-cli": {"model"},
+}
 
 
 def _expressed(spec, body, target):
@@ -46,6 +58,10 @@ def _expressed(spec, body, target):
         "anthropic": ["clear_tool_uses_20250919", "compact_20260112"],
         "adk": ["EventsCompactionConfig("],
         "selectools": ["CompressConfig("],
+        "claude-code": ['"autoCompactEnabled": true', '"autoCompactWindow"'],
+        "codex": ["model_auto_compact_token_limit", "compact_prompt", "no key to set"],
+        "opencode": ['"auto": true', '"prune": true'],
+        "gemini-cli": ["compressionThreshold"],
     }[target]
     return any(mark in body for mark in marks)
 

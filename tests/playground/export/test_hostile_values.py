@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import tomllib
 
 import pytest
 
@@ -83,6 +84,13 @@ def test_a_hostile_value_in_any_text_parameter_exports_as_an_escaped_literal(pol
                         assert not line.lstrip().startswith("import os")
                     if expressed and "benign" in "".join(_strings(ast.parse(plain.text))):
                         assert _found(value, _strings(tree)), (target, policy, param, value)
+                elif hostile.language == "toml":
+                    document, reference = tomllib.loads(hostile.text), tomllib.loads(plain.text)
+                    assert set(document) == set(reference), (target, policy, param, value)
+                    for line in hostile.text.splitlines():  # a comment ends where its line does
+                        assert line.startswith("#") or line.split(" = ")[0] in document
+                    if expressed and "benign" in "".join(_json_strings(reference)):
+                        assert _found(value, _json_strings(document)), (target, param, value)
                 else:
                     document = json.loads(hostile.text)
                     if expressed and "benign" in "".join(_json_strings(json.loads(plain.text))):
