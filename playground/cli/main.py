@@ -462,7 +462,8 @@ def replay_json(result: ReplayResult, config: Config, table: TurnTable) -> dict[
 def pricing_line(attrs: Mapping[str, str | None]) -> str:
     """How a replay was priced, from its turn table's ``attrs``."""
     priced = attrs.get("priced_as") or "no price known (token figures only)"
-    return f"priced as {priced}; {attrs.get('cache_rule')}; {attrs.get('cache_timing')}"
+    served = f"; {attrs['cache_served']}" if attrs.get("cache_served") else ""
+    return f"priced as {priced}; {attrs.get('cache_rule')}; {attrs.get('cache_timing')}{served}"
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -198,7 +198,7 @@ def replay(
     counter.prime(session.messages)  # the session's distinct texts counted in one batch
     calibration = fit(session, counter) if settings.calibrate else None
     if calibration is not None:
-        counter = CalibratedCounter(counter, calibration)
+        counter = CalibratedCounter(counter, calibration, session.messages)
     summarizer = make_summarizer(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
     )

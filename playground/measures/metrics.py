@@ -205,6 +205,7 @@ def turn_table(
         "priced_as": report.price.label if report.price else None,
         "cache_rule": report.rule.label,
         "cache_timing": report.timing_note,
+        "cache_served": report.served_note,
         "summaries_priced_as": report.summary_priced_as,
     }
     return TurnTable(rows, attrs)

@@ -10,7 +10,7 @@ prefix there: a *cache break*, put down to the policy that acted at that turn.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from playground.engine.replay import NO_EDIT, ReplayResult
@@ -94,6 +94,19 @@ class CostReport:
     breaks: list[CacheBreak]
     timed: bool  # the transcript recorded when each reply came
     recorded: list[RecordedCall | None]  # per turn, what the session records the call cost; None: nothing
+    # the share of an ideal cache's reads the provider's cache served on the recorded calls,
+    # applied to every request (best-effort caches only); None: the rule as it is
+    served: float | None = None
+
+    @property
+    def served_note(self) -> str:
+        if self.served is None:
+            return ""
+        return (
+            f"{self.rule.label} caching is best effort: on the calls as recorded it served "
+            f"{100 * self.served:.1f} % of the reads an ideal cache would, so every request here is "
+            "read from the cache at that rate"
+        )
 
     @property
     def timing_note(self) -> str:
@@ -125,6 +138,9 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     fixed = dict(tools=result.counter.tools(session.tools), priming=REPLY_PRIMING, warm_head=warm_head)
     stack = cache_turns(((t.shared, t.tail) for t in result.turns), count, rule, when, replies, **fixed)
     raw = cache_turns(_raw_deltas(result), count, rule, when, replies, **fixed)
+    served = cache_served(result, raw, rule) if result.settings.calibrate else None
+    if served is not None:
+        stack, raw = as_served(stack, served), as_served(raw, served)
     output = [count(reply) for reply in replies]
     summaries = list(result.summary_stats.billed)
     stack_cost = raw_cost = summary_cost = summary_priced_as = None
@@ -153,7 +169,41 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         breaks,
         timed,
         recorded,
+        served,
     )
+
+
+MIN_SERVED_CALLS = 3
+
+
+def cache_served(result: ReplayResult, raw: list[CacheTurn], rule: CacheRule) -> float | None:
+    """The share of the reads a cache by ``rule`` would give that the provider's cache gave,
+    on the calls the session records as the agent sent them (before its first compaction of
+    its own): OpenAI's, Google's and DeepSeek's caches are best effort (a request can land on
+    a machine without the prefix), so a session's own record is the best guess for the stack's.
+    None for Anthropic's (breakpoints the request sets: deterministic), or without the record."""
+    session = result.session
+    if rule.breakpoints or rule.name == "none" or not session.cache_reads:
+        return None
+    stop = min((c.at for c in session.compactions), default=len(session.messages))
+    pairs = [
+        (session.cache_reads.get(t.reply_index, 0), turn.read)
+        for t, turn in zip(result.turns, raw, strict=True)
+        if t.reply_index < stop and t.reply_index in session.usage
+    ]
+    ideal = sum(read for _, read in pairs)
+    if len(pairs) < MIN_SERVED_CALLS or not ideal:
+        return None
+    return min(1.0, sum(recorded for recorded, _ in pairs) / ideal)
+
+
+def as_served(turns: list[CacheTurn], share: float) -> list[CacheTurn]:
+    """Each request's reads scaled to what the provider's cache serves; the rest is paid in full."""
+    out = []
+    for turn in turns:
+        read = round(turn.read * share)
+        out.append(replace(turn, read=read, uncached=turn.uncached + turn.read - read))
+    return out
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ def dollars(value: float) -> str:
 def money(replayed: Replayed) -> None:
     """The figure users decide on: what the stack costs against the raw history, in dollars."""
     figures, attrs = replayed.totals, replayed.turns.attrs
-    where = (
-        f"{escape_markdown(attrs.get('cache_rule', ''))}; {escape_markdown(attrs.get('cache_timing', ''))}"
+    where = "; ".join(
+        escape_markdown(attrs[k]) for k in ("cache_rule", "cache_timing", "cache_served") if attrs.get(k)
     )
     if figures.get("cost_usd") is None:
         st.info(f"No price known for this model: the figures below are tokens. Prompt cache: {where}.")
