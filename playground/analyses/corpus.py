@@ -32,6 +32,7 @@ from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.stacks.candidates import Candidate
+from playground.stacks.config import at_recorded_model
 from policies.base import shown
 
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj", ".eval")
@@ -154,11 +155,18 @@ class Job:
     settings: Settings
     pricing: Pricing
     must_keep: tuple[MustKeep, ...] = ()
+    # a model was named (CLI --model, a config's model:, the app's picker): every session
+    # replays as it; else each session as the model it records, where it records one
+    model_given: bool = True
+
+    def settings_for(self, session: Session) -> Settings:
+        return self.settings if self.model_given else at_recorded_model(self.settings, session)
 
     def digest(self) -> str:
         data = {
             "stacks": [[c.name, [s.key() for s in c.stack]] for c in self.stacks],
             "settings": self.settings.key(),
+            "model_given": self.model_given,
             "pricing": self.pricing.to_data(),
             "must_keep": [f.text for f in self.must_keep],
         }
@@ -224,10 +232,13 @@ def session_figures(
     ``hosted`` as for ``replay`` (the app passes hosted=True)."""
     from playground.measures.metrics import totals, turn_table
 
+    settings = job.settings_for(session)
+    if settings.model != job.settings.model:  # its recorded model: that model's tokenizer
+        counter = TokenCounter(settings.model)
     for stack_index, stack in enumerate(job.stacks):
-        named = {"stack": stack.name, "stack_index": stack_index}
+        named = {"stack": stack.name, "stack_index": stack_index, "model": settings.model}
         try:
-            result = replay(session, list(stack.stack), job.settings, counter, api_key=api_key, hosted=hosted)
+            result = replay(session, list(stack.stack), settings, counter, api_key=api_key, hosted=hosted)
         except Exception as error:  # a stack that cannot run on this session: its row says why
             yield named | {"error": f"{type(error).__name__}: {error}"}, None
             continue
@@ -622,10 +633,11 @@ SAVINGS = (
 
 def session_table(frame: Any, stack: str, by: str) -> Any:
     """The sessions ``stack`` ran on, worst first by ``by`` (least saved, most lost), the
-    session's name first and the columns under their headings."""
+    session's name and model first and the columns under their headings."""
     own = frame[(frame["stack"] == stack) & (frame["error"] == "")]
     ordered = own.sort_values(by, ascending=by in SAVINGS, kind="stable", na_position="last")
-    return ordered[["session", *SESSION_COLUMNS]].rename(columns=SESSION_COLUMNS).reset_index(drop=True)
+    named = ["session", "model"] if "model" in ordered else ["session"]  # the model it replayed at
+    return ordered[[*named, *SESSION_COLUMNS]].rename(columns=SESSION_COLUMNS).reset_index(drop=True)
 
 
 def worst(frame: Any, stack: str, n: int = 5) -> list[tuple[str, Any]]:

@@ -273,7 +273,7 @@ def run_corpus_command(args: argparse.Namespace) -> int:
         print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)
     if not found:
         raise UsageError("no transcripts found under " + ", ".join(args.paths))
-    job = Job(tuple(stacks), config.settings, config.pricing, config.must_keep)
+    job = Job(tuple(stacks), config.settings, config.pricing, config.must_keep, config.model_given)
     tty = sys.stderr.isatty()
     figures = run_corpus(
         found,

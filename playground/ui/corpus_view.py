@@ -127,7 +127,8 @@ def show(
             "Run `playground corpus` on the files instead, or save fewer candidates."
         )
         return
-    job = Job(stacks, settings, pricing, facts)
+    # the model picker's choice holds for every session; else each replays at the model it records
+    job = Job(stacks, settings, pricing, facts, model_given=st.session_state["model_chosen"])
     st.caption(
         f"{len(choices)} {'uploaded' if origin == 'upload' else 'sample'} sessions, each under {len(stacks)} "
         "stack(s): the stack being edited and the candidates. For thousands of sessions, or a "

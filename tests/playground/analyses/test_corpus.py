@@ -328,3 +328,25 @@ def test_an_archive_inflating_past_its_budget_is_passed_over_by_member(tmp_path,
     found, passed = sources([str(tmp_path / "bomb.zip")])
     assert len(found) == 2  # 2 x 51,897 bytes fit in 120,000; the next two do not
     assert passed and all("PLAYGROUND_MAX_ARCHIVE_BYTES" in reason for _, reason in passed)
+
+
+def test_each_session_of_a_corpus_replays_at_the_model_it_records_unless_one_is_named():
+    from playground.analyses.corpus import session_figures
+    from playground.engine.tokens import TokenCounter
+    from playground.formats import read_path
+
+    formats = Path(__file__).parents[2] / "fixtures" / "formats"
+    sessions = [
+        *read_path(formats / "claude-code" / "sniffly_d3ad4cdc.jsonl"),
+        *read_path(formats / "codex-cli" / "codemie_rollout_019e1625.jsonl"),
+    ]
+    stacks = (Candidate("raw", ()),)
+    own = Job(stacks, Settings(), Pricing(), (), model_given=False)
+    named = Job(stacks, Settings(model="gpt-4.1"), Pricing(), (), model_given=True)
+    counter = TokenCounter("gpt-4o")
+    assert [next(session_figures(s, own, counter))[0]["model"] for s in sessions] == [
+        "claude-sonnet-4-20250514",
+        "gpt-5.5",
+    ]
+    assert {next(session_figures(s, named, counter))[0]["model"] for s in sessions} == {"gpt-4.1"}
+    assert own.digest() != Job(stacks, Settings(), Pricing()).digest()

@@ -575,7 +575,10 @@ def test_the_corpus_tab_replays_every_run_of_an_upload_and_opens_the_worst():
     assert any(c.value.startswith("5 uploaded sessions, each under 1 stack") for c in at.caption)
     summary, table = corpus_tables(at)
     assert list(summary["sessions"]) == [5] and list(summary["sessions losing facts"]) == [2]
-    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing())
+    # no model picked: each session replays at the model it records, as the page's job does
+    job = Job(
+        (Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing(), (), False
+    )
     counter = TokenCounter("gpt-4o")
     expected = {
         s.name: next(session_figures(s, job, counter))[0]["distinct_facts_lost"]
