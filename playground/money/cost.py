@@ -17,6 +17,7 @@ from playground.engine.replay import NO_EDIT, ReplayResult
 from playground.engine.tokens import REPLY_PRIMING
 from playground.money.caching import RULES, CacheRule, CacheTurn, Delta, cache_turns, rule_for
 from playground.money.pricing import PROVIDERS, Price, default_cache_rule, find_price, turn_cost
+from policies.messages import Message
 
 
 class PricingError(ValueError):
@@ -141,7 +142,7 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     served = cache_served(result, raw, rule) if result.settings.calibrate else None
     if served is not None:
         stack, raw = as_served(stack, served), as_served(raw, served)
-    output = [count(reply) for reply in replies]
+    output = replies_output(result, replies)
     summaries = list(result.summary_stats.billed)
     stack_cost = raw_cost = summary_cost = summary_priced_as = None
     if price is not None:
@@ -218,11 +219,24 @@ class RecordedCall:
     cost: float | None  # dollars at that model's price; None without one, or without the cache split
 
 
+def replies_output(result: ReplayResult, replies: list[Message]) -> list[int]:
+    """Each reply's output tokens, one figure for the stack, the raw history and the recorded
+    call alike (the reply is the same whatever the request): the larger of our count and the
+    session's record. A record can be short (Claude Code logs a mid-stream snapshot of
+    output_tokens, claude-code #22671, #27361) or long (reasoning tokens no line holds)."""
+    outputs, count = result.session.outputs, result.counter.count
+    return [
+        max(count(reply), outputs.get(turn.reply_index, 0))
+        for turn, reply in zip(result.turns, replies, strict=True)
+    ]
+
+
 def recorded_calls(
     result: ReplayResult, output: list[int], fallback: Price | None = None
 ) -> list[RecordedCall | None]:
     """Per turn, the call the session records (None where it records no usage), priced at the
-    model recorded for it (the session's, else ``fallback``: the replay's price) by genai-prices.
+    model recorded for it (the session's, else ``fallback``: the replay's price) by genai-prices,
+    its output at ``output`` (``replies_output``: the figure the stack is billed too).
     A session that records no cache figures at all has no recorded cost: what the cache served
     is unknown, and pricing every token in full would invent a bill the agent never paid."""
     session, calls = result.session, []
@@ -240,7 +254,8 @@ def recorded_calls(
             calls.append(RecordedCall(tokens, None, None, out, model, None))
             continue
         read, write = session.cache_reads.get(index, 0), session.cache_writes.get(index, 0)
-        cost = None if price is None else price.cost(max(tokens, read + write), read, write, out, False)
+        # billed at the reply's one output figure, as the stack and the raw history are
+        cost = None if price is None else price.cost(max(tokens, read + write), read, write, counted, False)
         calls.append(RecordedCall(tokens, read, write, out, model, cost))
     return calls
 

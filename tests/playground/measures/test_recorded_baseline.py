@@ -33,12 +33,17 @@ def sniffly():
 
 
 def test_each_call_is_priced_as_recorded_at_the_model_that_answered_it(sniffly):
-    table = turn_table(replay(sniffly, PRESETS["pyagentic recommended"], Config().settings_for(sniffly)))
+    """Its input as recorded; its output at the one figure the stack is billed too: the larger
+    of the record and our count (Claude Code logs a mid-stream snapshot of output_tokens)."""
+    result = replay(sniffly, PRESETS["pyagentic recommended"], Config().settings_for(sniffly))
+    table = turn_table(result)
     expected = 0.0
-    for index, tokens in sniffly.usage.items():
+    for turn in result.turns:
+        index, tokens = turn.reply_index, sniffly.usage[turn.reply_index]
         price = find_price(sniffly.models[index])
         read, write = sniffly.cache_reads.get(index, 0), sniffly.cache_writes.get(index, 0)
-        expected += price.cost(tokens, read, write, sniffly.outputs[index], False)
+        output = max(sniffly.outputs[index], result.counter.count(sniffly.messages[index]))
+        expected += price.cost(tokens, read, write, output, False)
     figures = totals(table)
     assert figures["recorded_calls"] == len(table.rows) == 62
     assert figures["recorded_cost_usd"] == pytest.approx(expected, abs=1e-6)
@@ -46,6 +51,9 @@ def test_each_call_is_priced_as_recorded_at_the_model_that_answered_it(sniffly):
     stack = figures["cost_usd"]
     assert figures["saved_vs_recorded_usd"] == pytest.approx(expected - stack, abs=1e-5)
     assert all(row["recorded_cost_usd"] > 0 for row in table.rows)
+    # the record is a snapshot: 16,769 output tokens in all where the replies hold about 50,000
+    assert sum(sniffly.outputs.values()) == 16_769
+    assert sum(row["output_tokens"] for row in table.rows) > 3 * 16_769
 
 
 def test_a_session_recording_some_calls_has_no_recorded_total_and_says_how_many(sniffly):
