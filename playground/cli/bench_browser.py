@@ -121,6 +121,7 @@ def choose(page, label: str, option: str) -> None:
     wanted = page.get_by_role("option", name=option, exact=True)
     for _ in range(3):  # a click that lands while a rerun redraws the box leaves it shut: again
         box.click()
+        page.keyboard.type(option)  # the list draws only the options in view: filter to it
         try:
             wanted.wait_for(timeout=5_000)
             break
