@@ -164,7 +164,7 @@ class CompileEvent(_Reporting):
     ``last_usage`` is the previous inference's input tokens (None at the first): what its
     provider reported while the stack's requests are still those the agent sent (the
     session records it), else the replay's count of what the stack sent. ``last_output`` is
-    that inference's reply tokens where the session records them. Agents that trigger on
+    that inference's reply tokens (the larger of the record and the count). Agents that trigger on
     reported usage read ``reported_tokens``; ``pinned`` are the standing rules sent ahead
     of the context.
 

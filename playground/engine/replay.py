@@ -324,12 +324,12 @@ class _Run:
 
     def append(self, index: int, message: Message) -> Message | None:
         arrived = message
-        appended = self.appended(index, message)
+        appended = self.through_appenders(index, message)
         if appended is not arrived:
             self.history_as_sent = False
         return appended
 
-    def appended(self, index: int, message: Message) -> Message | None:
+    def through_appenders(self, index: int, message: Message) -> Message | None:
         turn = len(self.turns) + 1  # the inference this message will first be part of
         for position, policy in self.appenders:
             event = AppendEvent(index=index, turn=turn)
@@ -411,7 +411,8 @@ class _Run:
         self.last_usage = context_tokens
         if self.as_sent(reply_index):
             self.last_usage = self.session.usage.get(reply_index, context_tokens)
-        self.last_output = self.session.outputs.get(reply_index)
+        reply = self.session.messages[reply_index]
+        self.last_output = self.session.output_tokens(reply_index, self.counter.count(reply))
 
     def as_sent(self, reply_index: int) -> bool:
         """Whether this turn's request is the one the agent sent: no policy has changed it and

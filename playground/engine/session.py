@@ -79,6 +79,13 @@ class Session:
             counts[model] = counts.get(model, 0) + 1
         return max(counts, key=counts.__getitem__)
 
+    def output_tokens(self, index: int, counted: int) -> int:
+        """The reply at raw ``index``'s output tokens, one figure wherever it is billed or
+        compared: the larger of the record and ``counted`` (our count of the reply). A record
+        can be short (Claude Code logs a mid-stream snapshot of output_tokens, claude-code
+        #22671, #27361) or long (reasoning tokens no line holds)."""
+        return max(counted, self.outputs.get(index, 0))
+
     @property
     def tool_calls(self) -> int:
         return sum(len(m.tool_calls) for m in self.messages)

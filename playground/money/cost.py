@@ -221,12 +221,10 @@ class RecordedCall:
 
 def replies_output(result: ReplayResult, replies: list[Message]) -> list[int]:
     """Each reply's output tokens, one figure for the stack, the raw history and the recorded
-    call alike (the reply is the same whatever the request): the larger of our count and the
-    session's record. A record can be short (Claude Code logs a mid-stream snapshot of
-    output_tokens, claude-code #22671, #27361) or long (reasoning tokens no line holds)."""
-    outputs, count = result.session.outputs, result.counter.count
+    call alike (the reply is the same whatever the request): ``Session.output_tokens``."""
+    session, count = result.session, result.counter.count
     return [
-        max(count(reply), outputs.get(turn.reply_index, 0))
+        session.output_tokens(turn.reply_index, count(reply))
         for turn, reply in zip(result.turns, replies, strict=True)
     ]
 

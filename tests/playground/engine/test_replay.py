@@ -124,9 +124,9 @@ def test_once_the_stack_changed_the_request_the_last_usage_is_the_replay_s_count
 
     session = replace(agentic_session(rounds=4), usage={}, outputs={})
     replies = [i for i, m in enumerate(session.messages) if m.role == "assistant"]
-    session = replace(session, usage={i: 9_000 + i for i in replies}, outputs={i: 7 for i in replies})
+    session = replace(session, usage={i: 9_000 + i for i in replies}, outputs={i: 700 for i in replies})
     as_sent = replay(session, [PolicySpec("RecordReported")], Settings(calibrate=False))
-    assert seen == [(None, None)] + [(9_000 + i, 7) for i in replies[:-1]]
+    assert seen == [(None, None)] + [(9_000 + i, 700) for i in replies[:-1]]
     seen.clear()
     clipped = replay(
         session,
@@ -134,8 +134,11 @@ def test_once_the_stack_changed_the_request_the_last_usage_is_the_replay_s_count
         Settings(calibrate=False),
     )
     # the first call held no tool output yet: as recorded; the clip changed every one after
-    assert seen[1:] == [(9_000 + replies[0], 7)] + [(t.context_tokens, 7) for t in clipped.turns[1:-1]]
+    assert seen[1:] == [(9_000 + replies[0], 700)] + [(t.context_tokens, 700) for t in clipped.turns[1:-1]]
     assert as_sent.turns[0].context_tokens != 9_000 + replies[0]
+    seen.clear()  # a record shorter than the reply (a mid-stream snapshot): the reply's count
+    snapshot = replay(replace(session, outputs={i: 1 for i in replies}), [PolicySpec("RecordReported")])
+    assert [o for _, o in seen[1:]] == [snapshot.counter.count(session.messages[i]) for i in replies[:-1]]
 
 
 def test_every_compile_is_given_the_running_token_figures_of_its_list():
