@@ -554,16 +554,20 @@ def summary(frame: Any, stacks: Sequence[str]) -> Any:
         if own.empty:
             rows.append({"stack": name, "sessions": 0})
             continue
-        priced = own["saved_usd"].notna().all()
+        # each session is priced at its own model: the money is over those genai-prices knows
+        priced = own[own["saved_usd"].notna()]
         rows.append(
             {
                 "stack": name,
                 "sessions": len(own),
                 "tokens saved % (median)": own["saved_pct"].median(),
                 "tokens saved % (p10..p90)": _spread(own["saved_pct"]),
-                "cost saved % (median)": own["saved_cost_pct"].median() if priced else float("nan"),
-                "cost saved % (p10..p90)": _spread(own["saved_cost_pct"]) if priced else "-",
-                "$ saved (total)": round(float(own["saved_usd"].sum()), 4) if priced else float("nan"),
+                "sessions priced": len(priced),
+                "cost saved % (median)": priced["saved_cost_pct"].median() if len(priced) else float("nan"),
+                "cost saved % (p10..p90)": _spread(priced["saved_cost_pct"]) if len(priced) else "-",
+                "$ saved (total)": round(float(priced["saved_usd"].sum()), 4)
+                if len(priced)
+                else float("nan"),
                 **_against_recorded(own),
                 "sessions losing facts": int((own["distinct_facts_lost"] > 0).sum()),
                 "facts lost (p90)": own["distinct_facts_lost"].quantile(0.9),

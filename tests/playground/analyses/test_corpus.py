@@ -350,3 +350,20 @@ def test_each_session_of_a_corpus_replays_at_the_model_it_records_unless_one_is_
     ]
     assert {next(session_figures(s, named, counter))[0]["model"] for s in sessions} == {"gpt-4.1"}
     assert own.digest() != Job(stacks, Settings(), Pricing()).digest()
+
+
+def test_money_is_summed_over_the_sessions_priced_when_some_model_has_no_price():
+    from playground.analyses.corpus import summary
+
+    rows = [
+        {"stack": "s", "error": "", "saved_pct": 10.0, "saved_cost_pct": 20.0, "saved_usd": 1.5,
+         "distinct_facts_lost": 0, "refetches": 0, "turns_with_violations": 0, "compactions": 0,
+         "saved_vs_recorded_usd": 0.5, "saved_vs_recorded_pct": 5.0},
+        {"stack": "s", "error": "", "saved_pct": 30.0, "saved_cost_pct": None, "saved_usd": None,
+         "distinct_facts_lost": 1, "refetches": 0, "turns_with_violations": 0, "compactions": 0,
+         "saved_vs_recorded_usd": None, "saved_vs_recorded_pct": None},
+    ]  # fmt: skip
+    [row] = summary(pd.DataFrame(rows), ["s"]).to_dict("records")
+    assert row["sessions"] == 2 and row["sessions priced"] == 1
+    assert row["$ saved (total)"] == 1.5 and row["cost saved % (median)"] == 20.0
+    assert row["tokens saved % (median)"] == 20.0 and row["sessions recorded"] == 1
