@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 _PATTERNS = (
     r"\b\d{4}-\d{2}-\d{2}\b",  # ISO dates
@@ -43,4 +44,11 @@ def iter_facts(text: str) -> Iterator[str]:
 
 
 def extract_facts(text: str) -> list[str]:
-    return list(iter_facts(text))
+    return list(facts_of_text(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def facts_of_text(text: str) -> tuple[str, ...]:
+    """``iter_facts`` of a text, kept: a reply's facts are read by the policies that cut by them
+    and again by the quality pass, and a session is replayed under many stacks."""
+    return tuple(iter_facts(text))

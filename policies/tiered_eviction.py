@@ -17,7 +17,7 @@ from fnmatch import fnmatch
 from functools import lru_cache
 
 from policies.base import CompileEvent, Param, Policy
-from policies.facts import iter_facts
+from policies.facts import facts_of_text, iter_facts
 from policies.messages import (
     CLIPPED,
     DECISION_LOG,
@@ -228,7 +228,7 @@ class TieredEvictionPolicy(Policy):
         # a fact found in the output is part of its text: when no repeated fact is, none is used
         # (and the output, often large, need not be searched)
         if any(f in message.content for f in repeated):
-            used = [f for f in iter_facts(message.content) if f in repeated]
+            used = [f for f in facts_of_text(message.content) if f in repeated]
         else:
             used = []
         name = message.name or (call.name if call else "tool")
@@ -324,4 +324,4 @@ def _find_log(messages: list[Message], start: int) -> int:
 @lru_cache(maxsize=1024)
 def _facts_of(reply: str) -> frozenset[str]:
     """The facts of a reply: one reply is the use of many outputs, so they are found once."""
-    return frozenset(iter_facts(reply))
+    return frozenset(facts_of_text(reply))

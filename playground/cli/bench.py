@@ -18,6 +18,7 @@ from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.measures import quality
 from playground.money.cost import Pricing, cost_report
+from policies.facts import facts_of_text
 from policies.messages import Message, ToolCall
 from policies.registry import PolicySpec
 
@@ -199,6 +200,7 @@ def _replay_and_quality(session: Session, stack: list[PolicySpec], settings: Set
     """CPU seconds of a replay and its quality pass on a session seen for the first time, and
     on one whose facts are already located (what a slider move in the app pays)."""
     fresh = Session(session.name, session.format, session.messages)  # nothing cached for it yet
+    facts_of_text.cache_clear()  # nor for its texts
 
     def measured(target: Session) -> float:
         return _timed(lambda: quality.per_turn(replay(target, stack, settings)))

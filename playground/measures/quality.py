@@ -16,7 +16,7 @@ from playground.engine.replay import ReplayResult, Turn
 from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
 from playground.measures.fact_index import FactFinder
-from policies.facts import extract_facts
+from policies.facts import facts_of_text
 from policies.messages import ORIGINAL, Message, said
 
 
@@ -68,7 +68,7 @@ def _session_facts(session: Session) -> _SessionFacts:
     if known is not None:
         return known
     raw = session.messages
-    replies = {i: extract_facts(said(m)) for i, m in enumerate(raw) if m.role == "assistant"}
+    replies = {i: facts_of_reply(m) for i, m in enumerate(raw) if m.role == "assistant"}
     finder = FactFinder(fact for facts in replies.values() for fact in facts)
     ids = {fact: i for i, fact in enumerate(finder.facts)}
     # a text read again (the same file, the same output) is searched once
@@ -81,14 +81,29 @@ def _session_facts(session: Session) -> _SessionFacts:
             held = by_text[text] = finder.held(text)
         raw_held.append(held)
     first_seen = [len(raw)] * len(finder.facts)
+    seen: set[int] = set()
     for index, held in enumerate(raw_held):
-        for fact in held:
-            first_seen[fact] = min(first_seen[fact], index)
+        if held <= seen:  # most messages hold nothing new: a set operation, not a loop
+            continue
+        for fact in held - seen:
+            first_seen[fact] = index
+        seen |= held
     reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
     known = _SessionFacts(reply_facts, finder, raw_held, first_seen, results_of(raw))
     _SESSIONS[id(session)] = known
     weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
     return known
+
+
+def facts_of_reply(reply: Message) -> list[str]:
+    """The facts a reply uses, as ``said`` orders its parts: its thinking, its text (the very
+    facts policies cutting by a reply's facts read, kept by ``facts_of_text``), then each
+    call's arguments; each fact once."""
+    found = dict.fromkeys(facts_of_text(reply.thinking)) if reply.thinking else {}
+    found.update(dict.fromkeys(facts_of_text(reply.content)))
+    for call in reply.tool_calls:
+        found.update(dict.fromkeys(facts_of_text(call.arguments)))
+    return list(found)
 
 
 def per_turn(result: ReplayResult) -> list[TurnQuality]:
