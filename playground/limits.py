@@ -49,7 +49,11 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
         12, "replays one browser session may keep in that store (the stack, 6 candidates, spares)"
     )
     # comparing and sweeping
-    max_candidates: int = _limit(6, "candidate stacks compared side by side")
+    max_candidates: int = _limit(
+        6,
+        "candidate stacks compared side by side in the app, and in an uploaded config's `candidates:` "
+        "(the CLI's `compare` and `corpus` take as many as given)",
+    )
     max_sweep_points: int = _limit(400, "points in one sweep (each is a whole replay)")
     max_sweep_workers: int = _limit(8, "worker processes one sweep may start")
     max_running_sweeps: int = _limit(2, "sweeps the app runs at once, all browsers together")

@@ -72,7 +72,8 @@ class SpecError(ValueError):
 def register(cls: type[Policy]) -> type[Policy]:
     """Add a policy class under its class name; a different class of the same name is refused."""
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
-        what = f"class {shown(cls.__name__)}" if isinstance(cls, type) else shown(cls)
+        # a class by its name; anything else by its type alone, never its value (sys:path is a list)
+        what = f"class {shown(cls.__name__)}" if isinstance(cls, type) else f"a {type(cls).__name__} object"
         raise SpecError(f"{what} is not a Policy subclass")
     existing = POLICY_TYPES.get(cls.name())
     if existing is not None and existing is not cls:

@@ -17,7 +17,7 @@ from playground.engine.replay import replay
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_path
-from playground.limits import LIMITS, over
+from playground.limits import LIMITS
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import Config, load_config
 from playground.stacks.presets import PRESETS
@@ -85,8 +85,8 @@ def load_stack(written: str) -> tuple[Config, list[Candidate]]:
 
 
 def candidates_of(stacks: list[str], model: str | None) -> tuple[Config, list[Candidate]]:
-    """Every candidate the arguments name (at most ``max_candidates``) and the settings of the first."""
-    from playground.cli.common import UsageError
+    """Every candidate the arguments name and the settings of the first. On the user's own
+    machine there is no cap (``max_candidates`` is the app's, for a shared server)."""
 
     first: Config | None = None
     found: list[Candidate] = []
@@ -103,11 +103,9 @@ def candidates_of(stacks: list[str], model: str | None) -> tuple[Config, list[Ca
         for candidate in candidates:
             taken = [c.name for c in found]
             found.append(Candidate(unique_name(candidate.name, taken), candidate.stack))
-    if len(found) > LIMITS.max_candidates:
-        raise UsageError(over("max_candidates", f"{len(found)} candidates named"))
     assert first is not None  # argparse requires one STACK
     if model:
-        first.model, first.model_given = model, True
+        first.name_model(model)
     return first, found
 
 
@@ -151,7 +149,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
 
     config = load_config(args.config) if args.config else preset_config(args.preset or DEFAULT_PRESET)
     if args.model:
-        config.model, config.model_given = args.model, True
+        config.name_model(args.model)
     if not 1 <= args.workers <= LIMITS.max_sweep_workers:
         raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
     axes = [parse_axis(text, config.stack) for text in args.param]
@@ -268,6 +266,9 @@ def run_corpus_command(args: argparse.Namespace) -> int:
     )
     if not 1 <= args.workers <= LIMITS.max_sweep_workers:
         raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
+    missing = [path for path in args.paths if not os.path.lexists(path)]
+    if missing:  # a mistyped path: said before any work, not passed over among the rest
+        raise UsageError("no such file or directory: " + ", ".join(visible(p) for p in missing))
     found, passed = sources(args.paths)
     for label, reason in passed:
         print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)

@@ -323,7 +323,7 @@ def _replay(args: argparse.Namespace) -> int:
     else:
         config = load_config(args.config) if args.config else default_config()
     if args.model:
-        config.model, config.model_given = args.model, True
+        config.name_model(args.model)
     if args.price_as or args.cache:
         config.pricing = replace(
             config.pricing,

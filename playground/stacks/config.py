@@ -74,6 +74,14 @@ class Config:
     must_keep: tuple[MustKeep, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     model_given: bool = False  # the file (or the user) named the model: a session's own is not used
+    window_given: bool = False  # the file named the context window: a model's own is not used
+
+    def name_model(self, model: str) -> None:
+        """The model the user named (CLI ``--model``): its context window too, where the file
+        named none (as the app's model picker does)."""
+        self.model, self.model_given = model, True
+        if not self.window_given:
+            self.context_window = window_of(model, self.context_window)
 
     @property
     def settings(self) -> Settings:
@@ -127,9 +135,13 @@ def at_recorded_model(settings: Settings, session: Session) -> Settings:
     model = session.recorded_model
     if not model or model == settings.model:
         return settings
+    return replace(settings, model=model, context_window=window_of(model, settings.context_window))
+
+
+def window_of(model: str, otherwise: int) -> int:
+    """``model``'s context window where genai-prices knows it, else ``otherwise``."""
     price = find_price(model)
-    window = price.context_window if price and price.context_window else settings.context_window
-    return replace(settings, model=model, context_window=window)
+    return price.context_window if price and price.context_window else otherwise
 
 
 def json_text(document: Any) -> str:
@@ -244,7 +256,11 @@ def config_from_data(data: dict[str, Any]) -> Config:
     config.model_given = "model" in data
     if secret_in(config.model):
         raise ConfigError("model looks like it holds a secret (an API key); name the model only")
-    config.context_window = _typed(data, "context_window", int, config.context_window)
+    config.window_given = "context_window" in data
+    default_window = (
+        window_of(config.model, config.context_window) if config.model_given else config.context_window
+    )
+    config.context_window = _typed(data, "context_window", int, default_window)
     if not 1_000 <= config.context_window <= 100_000_000:
         raise ConfigError(
             f"context_window must be from 1000 to 100000000, got {shown(config.context_window)}"

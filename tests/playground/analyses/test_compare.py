@@ -9,7 +9,6 @@ import pytest
 from playground.analyses.compare import FIGURES, best_of, compare, unique_name
 from playground.cli.main import main
 from playground.stacks.config import ConfigError, parse_config
-from playground.stacks.presets import PRESETS
 from policies.registry import PolicySpec
 
 
@@ -142,9 +141,6 @@ def test_compare_refuses_what_is_not_there(real_session_path, two_configs, capsy
     assert "nothing.yaml: no such config file or preset" in capsys.readouterr().err
     assert main(["compare", str(real_session_path), str(evict), "--baseline", "other"]) == 2
     assert "--baseline 'other': not a candidate (candidates: evict)" in capsys.readouterr().err
-    presets = [name for name in PRESETS][:7]
-    assert main(["compare", str(real_session_path), *presets]) == 2
-    assert "limit is 6" in capsys.readouterr().err
 
 
 def test_sweep_prints_every_point_and_the_front(real_session_path, tmp_path, capsys):

@@ -153,6 +153,9 @@ def test_the_corpus_command_reports_per_stack_and_the_worst_sessions(corpus, tmp
     assert "playground replay " in printed.out and "--preset 'pyagentic recommended'" in printed.out
     assert "No policies (raw history) against pyagentic recommended:" in printed.out
     assert main(["corpus", str(tmp_path / "nothing-here")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["corpus", str(tmp_path / "empty")]) == 2
     assert "no transcripts found" in capsys.readouterr().err
 
 
