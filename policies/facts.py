@@ -28,19 +28,36 @@ _PATTERNS = (
 # matched first so that nothing inside it is taken for one.
 _KEY = r"(?P<key>\"[^\"\n]{1,60}\"|'[^'\n]{1,60}')\s*:"
 _FACT = re.compile("|".join(f"(?:{p})" for p in (_KEY, *_PATTERNS)))
-_TRIVIAL = re.compile(r"^\d$")
+_TRIVIAL = re.compile(r"^\d{1,2}$")  # a bare number below 100: a count, an index, a line
+# a code keyword with its punctuation (`else:`) is syntax, not a value
+_KEYWORDS = frozenset(
+    {
+        *("if", "else", "elif", "for", "while", "return", "def", "class", "try", "except", "finally"),
+        *("with", "import", "from", "as", "pass", "break", "continue", "lambda", "yield", "raise"),
+        *("assert", "async", "await", "not", "and", "or", "in", "is", "None", "True", "False", "null"),
+        *("true", "false", "function", "const", "let", "var", "new", "this", "self"),
+    }
+)
 
 
 def iter_facts(text: str) -> Iterator[str]:
-    """Distinct facts in order of first appearance; single digits are too common to count."""
+    """Distinct facts in order of first appearance; bare numbers below 100, labels and code
+    keywords are too common to count."""
     seen: set[str] = set()
     for match in _FACT.finditer(text):
         if match.group("key"):
             continue
         fact = (match.group("quoted") or match.group("single") or match.group(0)).strip().rstrip(".,")
-        if fact and fact not in seen and not _TRIVIAL.match(fact):
+        if fact and fact not in seen and _is_fact(fact):
             seen.add(fact)
             yield fact
+
+
+def _is_fact(fact: str) -> bool:
+    """Not a bare small number, not a label (``Fixed result:``), not a keyword of code."""
+    if _TRIVIAL.match(fact) or fact.endswith(":"):
+        return False
+    return fact.strip(":;,.(){}[] ") not in _KEYWORDS
 
 
 def extract_facts(text: str) -> list[str]:

@@ -7,6 +7,7 @@ records which raw messages it came from, so the raw history stays untouched.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Final
 
@@ -76,8 +77,31 @@ class Message:
 
 def said(message: Message) -> str:
     """What a message says: its thinking, content and tool calls' arguments, where facts are looked for."""
-    parts = [message.content, *(c.arguments for c in message.tool_calls)]
+    parts = [message.content, *(arguments_said(c.arguments) for c in message.tool_calls)]
     return " ".join([message.thinking, *parts] if message.thinking else parts)
+
+
+def arguments_said(arguments: str) -> str:
+    """What a tool call's arguments say: the values of their JSON, decoded (a ``\\n`` is a line
+    break, not the letter n; a key names a field, it says nothing), one per line; the text as
+    recorded where it is not JSON."""
+    if not arguments.lstrip().startswith(("{", "[")):
+        return arguments
+    try:
+        data = json.loads(arguments)
+    except ValueError:
+        return arguments
+    return "\n".join(_values(data))
+
+
+def _values(data: object) -> list[str]:
+    if isinstance(data, dict):
+        return [text for value in data.values() for text in _values(value)]
+    if isinstance(data, list):
+        return [text for value in data for text in _values(value)]
+    if isinstance(data, str):
+        return [data]
+    return [] if data is None else [json.dumps(data)]
 
 
 def sources_of(messages: list[Message] | tuple[Message, ...]) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
 from playground.measures.fact_index import FactFinder
 from policies.facts import facts_of_text
-from policies.messages import ORIGINAL, Message, said
+from policies.messages import ORIGINAL, Message, arguments_said, said
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def facts_of_reply(reply: Message) -> list[str]:
     found = dict.fromkeys(facts_of_text(reply.thinking)) if reply.thinking else {}
     found.update(dict.fromkeys(facts_of_text(reply.content)))
     for call in reply.tool_calls:
-        found.update(dict.fromkeys(facts_of_text(call.arguments)))
+        found.update(dict.fromkeys(facts_of_text(arguments_said(call.arguments))))
     return list(found)
 
 

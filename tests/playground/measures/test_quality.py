@@ -1,5 +1,6 @@
 """Re-fetch, reference loss and standing rules lost, on sessions with known answers."""
 
+import json
 import re
 from pathlib import Path
 
@@ -106,7 +107,10 @@ def test_a_fact_is_a_value_never_a_key_and_a_quoted_value_is_found_bare():
 
     record = '{"reservation_id": "EQ1G6C", "cabin": "economy", "payment_id": "credit_card_7815826"}'
     assert extract_facts(record) == ["EQ1G6C", "economy", "credit_card_7815826"]
-    assert extract_facts("{'employee_id': 'E-2208', 'days': 12} it's what we don't know") == ["E-2208", "12"]
+    assert extract_facts("{'employee_id': 'E-2208', 'days': 120} it's what we don't know") == [
+        "E-2208",
+        "120",
+    ]
     session = make_session(
         user("Cancel my booking."),
         assistant("", call("a", "get_reservation_details", '{"reservation_id": "EQ1G6C"}')),
@@ -158,3 +162,36 @@ def test_a_fact_inside_a_longer_token_or_a_longer_fact_is_held():
     finder = FactFinder(["123", "1234", "23", "ab c", "b", "x.y"])
     for text in ("a1234", "zab c", "x.y 23", "nothing here", "ab cd 9123"):
         assert {finder.facts[i] for i in finder.held(text)} == {f for f in finder.facts if f in text}
+
+
+def test_facts_are_read_from_what_a_message_says_not_from_its_escaping_or_syntax():
+    """The precision cases of the issue "figures a user can trust": an escaped line break in a
+    call's JSON is a line break (not the letter n), a quote inside an argument ends nothing,
+    and labels, code keywords and bare small numbers are not facts."""
+    from policies.facts import extract_facts
+    from policies.messages import said
+
+    reply = assistant(
+        "",
+        call("a", "bash", json.dumps({"command": 'cd /testbed && grep -n "def _cstack" separable.py'})),
+        call("b", "edit", json.dumps({"new": "x = 1\ninitial_state = compute()\nelse:\n    pass"})),
+    )
+    facts = extract_facts(said(reply))
+    assert "initial_state" in facts and "ninitial_state" not in facts
+    assert "separable.py" in facts and not any(f.endswith("\\") for f in facts)
+    assert not {"else:", "else", "command", "new"} & set(facts)  # syntax and keys are not facts
+    text = "Buggy result: 'Fixed result:' took 42 ms at 17:05, 'else:' 'None' but 420 rows and 'pass_rate'"
+    assert extract_facts(text) == ["420", "pass_rate"]
+    # arguments that are not JSON are what they say, as recorded
+    assert said(assistant("", call("c", "apply_patch", "*** Begin Patch\n+x"))) == " *** Begin Patch\n+x"
+
+
+def test_on_the_astropy_session_decoding_and_precision_remove_artefacts_from_facts_lost():
+    [session] = read_path(REAL)
+    stack = PRESETS["Cut in this order (tiered eviction)"]
+    lost = {
+        f
+        for t in quality.per_turn(replay(session, stack, Settings(context_window=20_000)))
+        for f in t.lost_facts
+    }
+    assert not any(f.endswith("\\") or f.startswith("ninitial") or f.endswith(":") for f in lost)
