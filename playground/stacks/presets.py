@@ -154,3 +154,15 @@ def preset_label(preset: str) -> str:
     """How a picker shows a preset: with its framework in front, unless its name starts so."""
     framework = framework_of(preset)
     return preset if preset.startswith(framework) else f"{framework} · {preset}"
+
+
+def policies_by_use() -> list[str]:
+    """Every registered policy, the ones the presets use most first (then by name): where a
+    list of policies to add starts."""
+    uses: dict[str, int] = dict.fromkeys(POLICY_TYPES, 0)
+    for stack in PRESETS.values():
+        for spec in stack:
+            if spec.name in uses:
+                uses[spec.name] += 1
+    return sorted(uses, key=lambda name: (-uses[name], name))
+

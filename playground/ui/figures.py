@@ -78,6 +78,18 @@ def money(replayed: Replayed) -> None:
             f"cache breaks on {figures['cache_breaks']} turns re-pay "
             f"{figures['cache_break_repaid_tokens']:,} tokens. Batched eviction breaks the cache less often.]"
         )
+    elif saved > 0:
+        breaks = figures["cache_breaks"]
+        st.markdown(
+            f":green[**This stack saves {dollars(saved)} against the raw history "
+            f"({figures['saved_cost_pct']:.1f}%)**: it sends {figures['saved_pct']}% fewer tokens"
+            + (
+                f", and its cache breaks on {breaks} turns cost less than that."
+                if breaks
+                else " and never breaks the prompt cache."
+            )
+            + "]"
+        )
 
 
 def as_recorded(replayed: Replayed) -> None:

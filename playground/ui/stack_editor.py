@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit_sortables import sort_items
 
 from playground.engine.replay import moved_ahead
-from playground.stacks.presets import available_presets, preset_label
+from playground.stacks.presets import available_presets, policies_by_use, preset_label
 from playground.ui.text import escape_markdown
 from policies.base import Param, Policy
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError
@@ -195,7 +195,7 @@ def show() -> list[PolicySpec]:
     )
     origin_note = st.empty()  # filled once every widget below has given its value
     add_col, button_col = st.columns([3, 1], vertical_alignment="bottom")
-    add_col.selectbox("Add a policy", sorted(POLICY_TYPES), key="stack_add_choice")
+    add_col.selectbox("Add a policy", policies_by_use(), key="stack_add_choice", help="The most used first.")
     button_col.button("Add", on_click=_add, key="stack_add", width="stretch")
 
     stack = st.session_state["stack"]

@@ -810,3 +810,26 @@ def test_a_claude_code_log_replays_at_its_model_and_shows_the_agent_s_own_compac
     assert any("The agent compacted its own history before this turn" in label for label in labels)
     at.selectbox(key="model").set_value("gpt-4o").run()  # the user's pick outlives the session's
     assert at.session_state["model_chosen"] and at.session_state["model"] == "gpt-4o"
+
+
+def test_the_headline_gives_a_verdict_when_money_is_saved_as_when_it_is_lost():
+    at = start()  # leave_request_hr under pyagentic's stack saves money at gpt-4o
+    saved = [text(m) for m in at.markdown if "This stack saves" in text(m)]
+    assert len(saved) == 1 and "against the raw history" in saved[0] and "fewer tokens" in saved[0]
+    assert "cache breaks on 8 turns cost less than that" in saved[0]
+    at.selectbox(key="stack_preset").set_value("Cache-friendly (batched eviction)").run()
+    [saved] = [text(m) for m in at.markdown if "This stack saves" in text(m)]
+    assert "never breaks the prompt cache" in saved
+    at.selectbox(key="stack_preset").set_value("No policies (raw history)").run()
+    assert not [m for m in at.markdown if "This stack saves" in text(m) or "This stack costs" in text(m)]
+
+
+def test_add_a_policy_starts_on_the_most_used_policy():
+    from playground.stacks.presets import policies_by_use
+
+    at = start()
+    choice = at.selectbox(key="stack_add_choice")
+    assert (
+        choice.options == policies_by_use()
+        and choice.value == policies_by_use()[0] != "AdkSlidingWindowCompactionPolicy"
+    )
