@@ -63,6 +63,13 @@ def overlay_chart(
     return figure
 
 
+# the reference lines of a sweep's cost axis: (label, the totals key holding it)
+SWEEP_REFERENCES = {
+    "cost_usd": (("raw history", "raw_cost_usd"), ("as recorded", "recorded_cost_usd")),
+    "billed_context_tokens": (("raw history", "billed_raw_tokens"), ("as recorded", "recorded_input_tokens")),
+}
+
+
 def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
     """Each point of a sweep as cost against loss, the front joined, invalid points crossed.
 
@@ -71,11 +78,30 @@ def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
     figure = go.Figure()
     figure.update_layout(title=f"{COST_AXES[cost]} against {LOSS_AXES[loss]}", **LAYOUT)
     figure.update_layout(hovermode="closest", height=420)
-    figure.update_xaxes(title={"text": COST_AXES[cost], "standoff": 4}, rangemode="tozero")
+    figure.update_xaxes(title={"text": COST_AXES[cost], "standoff": 4})
     figure.update_yaxes(title={"text": LOSS_AXES[loss]})
     ran = [(i, p) for i, p in enumerate(sweep.points) if p.error is None]
     if not ran:
         return nothing_to_chart(figure, "No point of the sweep could run: the table says why.")
+    # what the points are weighed against: the raw history and, where the session records
+    # it, what the agent sent (the same for every point: the first that ran holds them)
+    first = ran[0][1].totals
+    references = [
+        (name, first.get(key))
+        for name, key in SWEEP_REFERENCES[cost]
+        if isinstance(first.get(key), int | float)
+    ]
+    xs = [p.totals[cost] for _, p in ran] + [value for _, value in references]
+    low, high = min(xs), max(xs)
+    pad = (high - low) * 0.06 or abs(high) * 0.05 or 1
+    figure.update_xaxes(range=[low - pad, high + pad])  # fits the points, not from 0
+    for name, value in references:
+        figure.add_vline(
+            x=value,
+            line={"color": COLOURS["raw"] if name == "raw history" else COLOURS["recorded"], "dash": "dash"},
+            annotation={"text": name, "textangle": -90, "font": {"size": 11}},
+            annotation_position="top left",
+        )
     front = sweep.front(loss, cost)
     labels = [
         "<br>".join(f"{plain(a.label)} = {plain(v)}" for a, v in zip(sweep.axes, p.values, strict=True))

@@ -165,4 +165,3 @@ def policies_by_use() -> list[str]:
             if spec.name in uses:
                 uses[spec.name] += 1
     return sorted(uses, key=lambda name: (-uses[name], name))
-

@@ -54,6 +54,7 @@ class SweepJob:
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     cancel: threading.Event = field(default_factory=threading.Event)
+    swept_from: tuple = ()  # the stack it ran on, the swept values left out (``_unswept``)
 
     @property
     def running(self) -> bool:
@@ -155,6 +156,12 @@ def show(
         help="What the front weighs the cost against.",
     )
     job: SweepJob | None = st.session_state["sweep_job"]
+    if job is not None and job.swept_from != _unswept(stack, job.axes, job.entry_ids):
+        # the stack changed under the sweep (not by loading one of its points): its figures
+        # and what it loaded describe another stack now
+        job.cancel.set()
+        st.session_state["sweep_job"] = job = None
+        st.session_state["sweep_loaded"] = None
     ready = all(p is not None for p in picked)
     planned = None
     if ready:
@@ -173,7 +180,8 @@ def show(
             st.warning("The server is running as many sweeps as it allows; try again in a moment.")
         else:
             axes = tuple(p[0] for p in picked)
-            job = SweepJob(axes, tuple(p[1] for p in picked), planned)
+            entry_ids = tuple(p[1] for p in picked)
+            job = SweepJob(axes, entry_ids, planned, swept_from=_unswept(stack, axes, entry_ids))
             st.session_state["sweep_job"] = job
             args = (job, session, list(specs), settings, pricing, facts, summarizer_panel.api_key())
             threading.Thread(target=_sweep_on_thread, args=args, daemon=True, name="sweep").start()
@@ -181,6 +189,21 @@ def show(
         _progress(job)
         if not job.running:
             _results(job, loss)
+
+
+def _unswept(stack: list[dict], axes: tuple[Axis, ...], entry_ids: tuple[int, ...]) -> tuple:
+    """The stack as plain data with the values a sweep sets left out: loading one of its points
+    leaves this as it was; any other edit changes it."""
+    swept = set(zip(entry_ids, (a.param for a in axes), strict=True))
+    return tuple(
+        (
+            entry["id"],
+            entry["name"],
+            entry.get("enabled", True),
+            tuple(sorted((k, repr(v)) for k, v in entry["params"].items() if (entry["id"], k) not in swept)),
+        )
+        for entry in stack
+    )
 
 
 def _progress(job: SweepJob) -> None:

@@ -540,6 +540,24 @@ def test_sweep_keep_last_n_and_click_a_front_point_to_load_it(page):
         "CompactionPolicy: {max_input_tokens: 80000}]",
     )
     wait_for_metric(page, "Input tokens billed", f"{expected['billed_context_tokens']:,}")
+    # the cost axis fits the points, with the raw history drawn as a reference line
+    axis = page.evaluate(SWEEP_AXIS)
+    assert axis["range"][0] > 0 and "raw history" in axis["annotations"]
+    # a stack picked under the sweep: its result and its note describe another stack, and go
+    preset = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset")
+    preset.click()
+    page.keyboard.type("Sliding window of 50")  # the list draws only the options in view
+    page.get_by_role("option", name="Playground · Sliding window of 50", exact=True).click()
+    idle(page)
+    expect(page.locator(".st-key-sweep_chart")).to_have_count(0)
+    expect(page.get_by_text("Loaded keep_last_n = 2 into the editor.")).to_have_count(0)
+
+
+SWEEP_AXIS = """() => {
+  const plot = document.querySelector('.st-key-sweep_chart .js-plotly-plot');
+  return {range: Array.from(plot._fullLayout.xaxis.range),
+          annotations: (plot.layout.annotations || []).map(a => a.text)};
+}"""
 
 
 def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_worst(page, tmp_path):

@@ -87,3 +87,36 @@ def test_empty_frames_give_empty_figures():
     empty = turns().iloc[0:0]
     assert charts.tokens_chart(empty, compaction_events(), 1000).data == ()
     assert charts.stubs_chart(empty).data == ()
+
+
+def test_the_sweep_chart_fits_its_points_and_draws_raw_and_recorded_as_reference_lines():
+    from pathlib import Path
+
+    from playground.analyses.sweep import parse_axis, run_sweep
+    from playground.charts.compare import sweep_chart
+    from playground.formats import read_path
+    from playground.stacks.config import Config
+    from playground.stacks.presets import PRESETS
+
+    path = (
+        Path(__file__).parents[3]
+        / "tests"
+        / "fixtures"
+        / "formats"
+        / "claude-code"
+        / "sniffly_d3ad4cdc.jsonl"
+    )
+    [session] = read_path(path)
+    stack = list(PRESETS["pyagentic recommended"])
+    sweep = run_sweep(
+        session, stack, [parse_axis("2.keep_last_n=2:6", stack)], Config().settings_for(session)
+    )
+    figure = sweep_chart(sweep, "distinct_facts_lost")
+    low, high = figure.layout.xaxis.range
+    costs = [p.totals["cost_usd"] for p in sweep.points]
+    first = sweep.points[0].totals
+    lines = {shape.x0 for shape in figure.layout.shapes}
+    assert lines == {first["raw_cost_usd"], first["recorded_cost_usd"]}
+    assert low > 0 and low <= min([*costs, *lines]) and high >= max([*costs, *lines])  # not from 0
+    names = {a.text for a in figure.layout.annotations}
+    assert {"raw history", "as recorded"} <= names

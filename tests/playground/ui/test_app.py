@@ -833,3 +833,31 @@ def test_add_a_policy_starts_on_the_most_used_policy():
         choice.options == policies_by_use()
         and choice.value == policies_by_use()[0] != "AdkSlidingWindowCompactionPolicy"
     )
+
+
+def test_a_sweep_is_cleared_when_the_stack_changes_under_it_but_not_by_its_own_point():
+    import time
+
+    at = start()
+    view(at, "Sweep")
+    eviction = entry_id(at, "ToolEvictionPolicy")
+    at.selectbox(key="sweep_entry_0").select_index(1).run()
+    at.text_input(key=f"sweep_values_0_{eviction}_keep_last_n").set_value("1:3").run()
+    at.button(key="sweep_run").click().run()
+    job = at.session_state["sweep_job"]
+    deadline = time.monotonic() + 60
+    while job.running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    at.run()
+    # loading a point sets the swept value: the sweep still describes this stack
+    for entry in at.session_state["stack"]:
+        if entry["id"] == eviction:
+            entry["params"]["keep_last_n"] = 2
+    at.session_state["sweep_loaded"] = "Loaded keep_last_n = 2 into the editor."
+    at.run()
+    assert at.session_state["sweep_job"] is job and any("Loaded keep_last_n" in text(s) for s in at.success)
+    # another edit (a preset) changes what the sweep ran on: its result and note go
+    at.selectbox(key="stack_preset").set_value("Sliding window of 50").run()
+    view(at, "Sweep")
+    assert at.session_state["sweep_job"] is None and not at.session_state["sweep_loaded"]
+    assert not at.get("plotly_chart") and not any("Loaded" in text(s) for s in at.success)
