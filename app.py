@@ -54,7 +54,8 @@ def main() -> None:
     st.html(layout.NARROW_SCREEN_CSS)
     editor, results = st.container(key="layout").columns([1, 2.4], gap="large")
     stack_box, config_box = editor.container(), editor.container()
-    config_io.import_box(config_box)  # first: an imported config sets the model, summarizer and stack widgets
+    config_io.address_box(config_box)  # first: a link's (or a refresh's) stack, model and candidates
+    config_io.import_box(config_box)  # an imported config sets the model, summarizer and stack widgets
     session_box, model_box, summarizer_box, must_keep_box = (st.sidebar.container() for _ in range(4))
     with session_box:
         session = session_picker.show()
@@ -69,6 +70,7 @@ def main() -> None:
     with stack_box:
         specs = stack_editor.show()
         candidates_panel.show(specs)
+    config_io.keep_in_address(config_io.current_config(specs, settings, pricing, facts))
 
     with results:
         if session is None:

@@ -20,8 +20,10 @@ the mapping keeps a disabled entry. Only the parameters given are written back.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import zlib
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
@@ -367,3 +369,31 @@ def parse_entry(entry: Any, position: int) -> PolicySpec:
     except SpecError as error:
         raise ConfigError(f"{where}: {error}") from None
     return PolicySpec(spec.name, {k: built.given[k] for k in params}, enabled)
+
+
+MAX_ADDRESS = 16_384  # characters of a page address read; a longer one is refused, not decoded
+MAX_ADDRESS_CONFIG = 262_144  # bytes it may inflate to
+
+
+def address_of(config: Config) -> str:
+    """The config as the page's address holds it: compact JSON, deflated, base64url."""
+    data = json.dumps(config.to_data(), separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return base64.urlsafe_b64encode(zlib.compress(data, 9)).decode("ascii").rstrip("=")
+
+
+def config_at(address: str) -> Config:
+    """The config a page address holds; ConfigError naming the address for anything else (it is
+    a link anyone may have written: bounded before it is inflated, parsed as an upload is)."""
+    where = "the page's address"
+    if len(address) > MAX_ADDRESS:
+        raise ConfigError(f"{where}: a stack of {len(address):,} characters (at most {MAX_ADDRESS:,})")
+    try:
+        packed = base64.urlsafe_b64decode(address + "=" * (-len(address) % 4))
+        inflater = zlib.decompressobj()
+        data = inflater.decompress(packed, MAX_ADDRESS_CONFIG)
+        text = "" if inflater.unconsumed_tail else data.decode("utf-8")
+    except (ValueError, zlib.error, UnicodeDecodeError):
+        raise ConfigError(f"{where}: not a stack this playground wrote (it does not decode)") from None
+    if inflater.unconsumed_tail:
+        raise ConfigError(f"{where}: the stack inflates past {MAX_ADDRESS_CONFIG:,} bytes")
+    return parse_config(text, where, allow_plugins=False)

@@ -9,7 +9,7 @@ from playground.engine.replay import Settings
 from playground.export import TARGETS, ExportError, export
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
-from playground.stacks.config import Config, ConfigError, parse_config
+from playground.stacks.config import Config, ConfigError, address_of, config_at, parse_config
 from playground.ui import candidates_panel, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
@@ -31,6 +31,36 @@ def current_config(
         pricing=pricing,
         must_keep=must_keep,
     )
+
+
+ADDRESS_KEY = "stack"  # ?stack=… : the config as stacks.config.address_of writes it
+
+
+def address_box(box: DeltaGenerator) -> None:
+    """Once per browser session: the stack, model and candidates a link (or a refresh) holds in
+    the page's address, set before their widgets are made."""
+    if st.session_state["address_read"]:
+        return
+    st.session_state["address_read"] = True
+    address = st.query_params.get(ADDRESS_KEY)
+    if not address:
+        return
+    try:
+        config = config_at(address)
+    except ConfigError as error:
+        box.error(escape_markdown(str(error)))
+        return
+    apply_config(config, "the page's address")
+    st.session_state["address"] = address
+
+
+def keep_in_address(config: Config) -> None:
+    """The page's address follows the stack, model and candidates: a refresh keeps them, and a
+    copied link opens them."""
+    address = address_of(config)
+    if st.session_state["address"] != address:
+        st.session_state["address"] = address
+        st.query_params[ADDRESS_KEY] = address
 
 
 def import_box(box: DeltaGenerator) -> None:
@@ -58,7 +88,15 @@ def import_box(box: DeltaGenerator) -> None:
         box.error(escape_markdown(str(error)))
         return
     st.session_state["config_error"] = None
-    stack_editor.replace_stack(config.stack, "config", upload.name)
+    apply_config(config, upload.name)
+    held = f" and {len(config.candidates)} candidates" if config.candidates else ""
+    box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies{held}.")
+
+
+def apply_config(config: Config, origin: str) -> None:
+    """A config's stack, model, window, summarizer, pricing, must-keep facts and candidates
+    into the page's state (before their widgets are made)."""
+    stack_editor.replace_stack(config.stack, "config", origin)
     st.session_state["model"] = config.model
     st.session_state["model_chosen"] = st.session_state["model_chosen"] or config.model_given
     st.session_state["context_window"] = config.context_window
@@ -71,8 +109,6 @@ def import_box(box: DeltaGenerator) -> None:
     summarizer_panel.load(config.summarizer)
     if config.candidates:
         candidates_panel.replace_all(list(config.candidates))
-    held = f" and {len(config.candidates)} candidates" if config.candidates else ""
-    box.success(f"Loaded {escape_markdown(upload.name)}: {len(config.stack)} policies{held}.")
 
 
 def downloads(config: Config, turns_csv: str, session_name: str) -> None:

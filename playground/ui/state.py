@@ -17,6 +17,8 @@ DEFAULTS = {
     "pin_standing_rules": True,
     "calibrate": True,  # count as the provider recorded, where the session records its usage
     "model_for": None,  # the session (content hash) the model was last set for (ui.model_picker)
+    "address_read": False,  # the page's address was read for a stack (ui.config_io.address_box)
+    "address": None,  # the stack as last written to the page's address
     "model_chosen": False,  # the user or a config named the model: a session's own is not used
     "stack": None,  # list of stack entries; filled from the default preset on first run
     "stack_origin": None,  # (kind, name, specs): the preset or config file the stack was loaded from

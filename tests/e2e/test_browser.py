@@ -628,3 +628,27 @@ def test_a_claude_code_session_is_priced_as_recorded_beside_the_stack_and_the_ra
     hover = page.locator(".st-key-chart_cumulative .hoverlayer")
     expect(hover).to_contain_text("as recorded", timeout=10_000)
     expect(hover).to_contain_text("raw history")
+
+
+def test_a_refresh_keeps_the_stack_and_its_address_opens_it_in_another_browser(page, browser):
+    preset = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset")
+    preset.click()
+    page.keyboard.type("Sliding window of 50")
+    page.get_by_role("option", name="Playground · Sliding window of 50", exact=True).click()
+    idle(page)
+    page.wait_for_function("() => location.search.includes('stack=')")
+    address = page.url
+
+    def stack_of(p) -> list[str]:
+        p.get_by_text("Peak context", exact=True).wait_for()
+        idle(p)
+        return p.get_by_test_id("stMain").get_by_test_id("stExpander").all_inner_texts()
+
+    page.reload()
+    expanders = stack_of(page)
+    assert any("SlidingWindowPolicy" in e for e in expanders)
+    assert not any("ToolEvictionPolicy" in e for e in expanders)
+    other = browser.new_context(viewport={"width": 1440, "height": 1000}).new_page()
+    other.goto(address)  # a link sent to someone else
+    assert any("SlidingWindowPolicy" in e for e in stack_of(other))
+    other.context.close()

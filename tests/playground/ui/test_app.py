@@ -861,3 +861,30 @@ def test_a_sweep_is_cleared_when_the_stack_changes_under_it_but_not_by_its_own_p
     view(at, "Sweep")
     assert at.session_state["sweep_job"] is None and not at.session_state["sweep_loaded"]
     assert not at.get("plotly_chart") and not any("Loaded" in text(s) for s in at.success)
+
+
+def test_the_page_s_address_keeps_the_stack_model_and_candidates_so_a_refresh_or_a_link_opens_them():
+    from playground.stacks.config import config_at
+
+    at = start()
+    at.selectbox(key="stack_preset").set_value("Sliding window of 50").run()
+    at.selectbox(key="model").set_value("claude-sonnet-4-5").run()
+    address = at.query_params["stack"]
+    config = config_at(address[0] if isinstance(address, list) else address)
+    assert [s.name for s in config.stack] == ["SlidingWindowPolicy"] and config.model == "claude-sonnet-4-5"
+    # a new browser session (a refresh, or a link someone sent) on that address
+    again = AppTest.from_file(APP, default_timeout=60)
+    again.query_params["stack"] = address
+    again.run()
+    assert not again.exception and stack_names(again) == ["SlidingWindowPolicy"]
+    assert again.session_state["model"] == "claude-sonnet-4-5"
+
+
+@pytest.mark.parametrize("address", ["not base64 at all!!", "eJzLSM3JyQcABiwCFQ", "A" * 20_000])
+def test_an_address_that_is_not_a_stack_is_said_and_the_page_starts_as_usual(address):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["stack"] = address
+    at.run()
+    assert not at.exception
+    assert any("the page's address" in text(e) for e in at.error)
+    assert stack_names(at) == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
