@@ -635,13 +635,38 @@ SAVINGS = (
 )  # higher is better; for the rest lower is
 
 
-def session_table(frame: Any, stack: str, by: str) -> Any:
-    """The sessions ``stack`` ran on, worst first by ``by`` (least saved, most lost), the
-    session's name and model first and the columns under their headings."""
+# what a page-wide table of sessions shows (the rest is in the Parquet and the CLI's JSON)
+SESSION_KEY_COLUMNS = ("distinct_facts_lost", "saved_cost_pct", "saved_vs_recorded_pct", "refetches")
+
+
+def session_table(frame: Any, stack: str, by: str, figures: Sequence[str] = tuple(SESSION_COLUMNS)) -> Any:
+    """The sessions ``stack`` ran on, worst first by ``by`` (least saved, most lost): the
+    session's name (and model, with every figure), ``by``, then ``figures``, under their headings."""
     own = frame[(frame["stack"] == stack) & (frame["error"] == "")]
     ordered = own.sort_values(by, ascending=by in SAVINGS, kind="stable", na_position="last")
-    named = ["session", "model"] if "model" in ordered else ["session"]  # the model it replayed at
-    return ordered[[*named, *SESSION_COLUMNS]].rename(columns=SESSION_COLUMNS).reset_index(drop=True)
+    whole = len(figures) == len(SESSION_COLUMNS)
+    named = ["session", "model"] if "model" in ordered and whole else ["session"]  # the model it ran at
+    shown = list(dict.fromkeys([by, *figures])) if not whole else list(SESSION_COLUMNS)
+    return ordered[[*named, *shown]].rename(columns=SESSION_COLUMNS).reset_index(drop=True)
+
+
+def summary_by_figure(frame: Any, stacks: Sequence[str]) -> Any:
+    """``summary`` turned: a row per figure, a column per stack (it fits a page at any count
+    of figures)."""
+    table = summary(frame, stacks).set_index("stack").T
+    table.index.name = "figure"
+    return table.map(_cell)
+
+
+def _cell(value: Any) -> str:
+    """A figure as the turned table shows it: one type per column (text), numbers grouped."""
+    if isinstance(value, str):
+        return value
+    if value is None or value != value:  # NaN: no figure (no price, no record)
+        return "-"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.4f}".rstrip("0").rstrip(".")
 
 
 def worst(frame: Any, stack: str, n: int = 5) -> list[tuple[str, Any]]:

@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 import streamlit as st
 
-from playground.analyses.corpus import SESSION_COLUMNS, Job, session_figures, session_table, summary
+from playground.analyses.corpus import (
+    SESSION_COLUMNS,
+    SESSION_KEY_COLUMNS,
+    Job,
+    session_figures,
+    session_table,
+    summary_by_figure,
+)
 from playground.charts.compare import EDITING_COLOUR, corpus_chart
 from playground.engine.replay import Settings
 from playground.engine.session import Session
@@ -191,7 +198,7 @@ def _results(rows: list[dict], stacks: tuple[Candidate, ...]) -> None:
         chart = corpus_chart(ran, names, figure, title, colours)
         column.plotly_chart(chart, width="stretch", key=f"corpus_box_{figure}")
     with st.container(key="corpus_summary"):
-        st.dataframe(summary(ran, names), hide_index=True, width="stretch")
+        st.dataframe(summary_by_figure(ran, names), width="stretch")
     by_column, stack_column = st.columns(2)
     by = state.lasting(
         by_column.selectbox,
@@ -202,9 +209,14 @@ def _results(rows: list[dict], stacks: tuple[Candidate, ...]) -> None:
         help="Worst first: the most lost, or the least saved. Headings sort the table too.",
     )
     stack = state.lasting(stack_column.selectbox, "Stack", names, key="corpus_stack")
-    table = session_table(ran, stack, by)
+    table = session_table(ran, stack, by, SESSION_KEY_COLUMNS)
     with st.container(key="corpus_table"):
-        st.dataframe(table, hide_index=True, width="stretch")
+        st.dataframe(
+            table,
+            hide_index=True,
+            width="stretch",
+            column_config={"session": st.column_config.TextColumn(width="medium")},
+        )
     pick, button = st.columns([3, 1], vertical_alignment="bottom")
     # a new order puts its worst session first in the picker
     picked = pick.selectbox("Session to open", list(table["session"]), key=f"corpus_open_{by}_{stack}")

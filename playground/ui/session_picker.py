@@ -128,6 +128,14 @@ def show(key: str = "session") -> Session | None:
         st.session_state[f"{key}_choice"] = labels[0]
     label = st.selectbox("Session", labels, key=f"{key}_choice")
     session = choices[labels.index(label)].session
+    if fresh:  # the page now shows another session: say which, and where the rest went
+        more = (
+            f"; {len(fresh) - 1} more session(s) of it in the list above"
+            + (" and in the Corpus tab" if origin == "upload" else "")
+            if len(fresh) > 1
+            else ""
+        )
+        st.success(f"Now showing your upload, **{escape_markdown(label)}**{more}.")
     _describe(session)
     return session
 

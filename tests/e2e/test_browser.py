@@ -572,6 +572,10 @@ def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_wors
     idle(page)
     expect(page.get_by_text("5 uploaded sessions, each under 1 stack(s)")).to_be_visible(timeout=30_000)
     expect(page.locator(".st-key-corpus_table [data-testid=stDataFrame]")).to_be_visible()
+    # at 1440 px both tables fit the page: no column hidden behind a horizontal scroll
+    for table in (".st-key-corpus_summary", ".st-key-corpus_table"):
+        widths = page.evaluate(TABLE_WIDTHS, table)
+        assert widths and widths["scroll"] <= widths["client"] + 1, (table, widths)
     boxes = page.locator(".js-plotly-plot")
     expect(boxes).to_have_count(2)
     opener = page.get_by_role("combobox", name="Session to open")
@@ -588,6 +592,11 @@ def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_wors
     assert page.get_by_role("tab", name="Charts").get_attribute("aria-selected") == "true"
 
 
+# a data frame's scrolling area: how wide its columns are against how wide it is shown
+TABLE_WIDTHS = """(key) => {
+  const scroller = document.querySelector(key + ' [data-testid=stDataFrame] .dvn-scroller');
+  return scroller ? {scroll: scroller.scrollWidth, client: scroller.clientWidth} : null;
+}"""
 CLAUDE_CODE = ROOT / "tests" / "fixtures" / "formats" / "claude-code" / "sniffly_d3ad4cdc.jsonl"
 # where the last point of the cumulative cost chart's "as recorded" line is drawn, in page pixels
 RECORDED_POINT = """() => {
