@@ -77,7 +77,7 @@ class CacheBreak:
     turn: int
     position: int  # first message of the previous request that this one does not hold in place
     repaid: int  # tokens of the previous request after that point, paid (or written) again
-    policy: str  # the policy that acted at this turn, first in stack order; "" if none did
+    policy: str  # the policies that acted at this turn, in stack order, with what they did; "" if none
 
 
 @dataclass
@@ -273,12 +273,20 @@ def _summary_price(result: ReplayResult) -> Price | None:
 
 
 def _breaks(result: ReplayResult, stack: list[CacheTurn]) -> list[CacheBreak]:
-    acted: dict[int, str] = {}
+    """Each break with every policy that changed the request at its turn, in stack order, and
+    what it did: at a compaction turn the compaction is named, not only an eviction before it."""
+    acted: dict[int, dict[str, list[str]]] = {}
     for event in sorted(result.events, key=lambda e: (e.turn, e.position)):
         if event.position and event.action not in NO_EDIT:
-            acted.setdefault(event.turn, event.policy)
+            actions = acted.setdefault(event.turn, {}).setdefault(event.policy, [])
+            if event.action not in actions:
+                actions.append(event.action)
+    named = {
+        turn: ", ".join(f"{policy} ({', '.join(actions)})" for policy, actions in policies.items())
+        for turn, policies in acted.items()
+    }
     return [
-        CacheBreak(turn.number, cached.broken_at, cached.repaid, acted.get(turn.number, ""))
+        CacheBreak(turn.number, cached.broken_at, cached.repaid, named.get(turn.number, ""))
         for turn, cached in zip(result.turns, stack, strict=True)
         if cached.broken_at is not None
     ]

@@ -72,11 +72,19 @@ def money(replayed: Replayed) -> None:
             f"{escape_markdown(attrs.get('summaries_priced_as') or '')} without caching."
         )
     if saved < 0:  # red, the reason beside it; an error box is for what failed
+        before = figures["before_breaks_usd"]
+        until = (
+            f"; before the first break it {'saved' if before <= 0 else 'cost'} {dollars(abs(before))}"
+            if abs(before) >= 0.005
+            else ""
+        )
         st.markdown(
             f":red[**This stack costs {dollars(-saved)} more than the raw history "
             f"({-figures['saved_cost_pct']:.1f}%)**, though it sends {figures['saved_pct']}% fewer tokens: "
-            f"cache breaks on {figures['cache_breaks']} turns re-pay "
-            f"{figures['cache_break_repaid_tokens']:,} tokens. Batched eviction breaks the cache less often.]"
+            f"its cache breaks on {figures['cache_breaks']} turns cost {dollars(figures['cache_break_cost_usd'])} "
+            f"({figures['cache_break_written_tokens']:,} tokens written again and "
+            f"{figures['cache_break_reads_lost']:,} cached reads lost, from each break until the next){until}. "
+            "Batched eviction breaks the cache less often.]"
         )
     elif saved > 0:
         breaks = figures["cache_breaks"]

@@ -51,7 +51,7 @@ def test_replay_prices_as_another_model_with_its_cache_rule(real_session_path, t
     assert data["settings"]["pricing"] == {"model": "claude-sonnet-4-5"}
     breaks = [e for e in data["events"] if e["action"] == "cache_break"]
     assert len(breaks) == data["summary"]["cache_breaks"] == 58
-    assert {e["policy"] for e in breaks} == {"ToolEvictionPolicy"}
+    assert {e["policy"] for e in breaks} == {"ToolEvictionPolicy (stub)"}
     assert sum(e["tokens_before"] for e in breaks) == data["summary"]["cache_break_repaid_tokens"]
     assert data["summary"]["saved_usd"] < 0 < data["summary"]["saved_pct"]  # fewer tokens, more dollars
     assert main(["replay", str(real_session_path), "--price-as", "no-such-model"]) == 0
