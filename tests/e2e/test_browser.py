@@ -394,7 +394,7 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
     ).click()
     idle(page)
     _choose(page, "Add a policy", "ToolOutputClipPolicy")  # a policy LangChain has no middleware for
-    page.get_by_role("button", name="Add").click()
+    page.get_by_role("button", name="Add", exact=True).click()
     idle(page)
     page.get_by_role("tab", name="Export").click()
     _choose(page, "Framework", "LangChain v1 middleware (Python)")
