@@ -38,6 +38,29 @@ def _absent(specs: list[PolicySpec], name: str) -> bool:
     return not any(s.name == name and s.enabled for s in specs)
 
 
+def _agent_settings(
+    specs: list[PolicySpec],
+    translators: dict[str, Any],
+    agent: str,
+    otherwise: str,
+    runs_anyway: dict[str, str],
+    start: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[Unexpressible]]:
+    """The settings the stack's entries give (each translator's part merged over ``start``),
+    and what cannot be said: every other entry (``otherwise`` says what to do), and each of
+    ``runs_anyway`` (the agent's own policies, by name: why it runs though the stack lacks it)."""
+    parts, missing = translate(specs, translators, agent, {}, otherwise)
+    merged = dict(start or {})
+    for part in parts:
+        merged.update(part)
+    missing += [
+        Unexpressible(name, f"not in the stack, but {why}")
+        for name, why in runs_anyway.items()
+        if _absent(specs, name)
+    ]
+    return merged, missing
+
+
 # Claude Code ----------------------------------------------------------------------------------
 
 
@@ -66,31 +89,23 @@ def _claude_microcompact(spec: PolicySpec, v: dict[str, Any], missing: list[Unex
 
 
 def claude_code(specs: list[PolicySpec], settings: Any) -> Export:
-    parts, missing = translate(
+    document, missing = _agent_settings(
         specs,
         {
             "ClaudeCodeAutoCompactPolicy": _claude_autocompact,
             "ClaudeCodeMicrocompactPolicy": _claude_microcompact,
         },
         CLAUDE_CODE,
-        {},
         "Claude Code runs only its own auto-compact and microcompact; use a PreCompact hook or an MCP server",
+        {
+            "ClaudeCodeMicrocompactPolicy": "Claude Code clears old tool results after an idle hour anyway; "
+            "no setting turns it off"
+        },
     )
-    document: dict[str, Any] = {}
-    for part in parts:
-        document.update(part)
     if _absent(specs, "ClaudeCodeAutoCompactPolicy"):
         document["autoCompactEnabled"] = False  # the stack has no auto-compact: turn Claude Code's off
     elif settings is not None and CLAUDE_CODE_WINDOW[0] <= settings.context_window <= CLAUDE_CODE_WINDOW[1]:
         document["autoCompactWindow"] = settings.context_window  # the window the replay compacted in
-    if _absent(specs, "ClaudeCodeMicrocompactPolicy"):
-        missing.append(
-            Unexpressible(
-                "ClaudeCodeMicrocompactPolicy",
-                "not in the stack, but Claude Code clears old tool results after an idle hour anyway; "
-                "no setting turns it off",
-            )
-        )
     return Export(
         "claude-code", json_text(document), "settings.json", "json", tuple(missing), notes_in_file=False
     )
@@ -125,23 +140,13 @@ def toml_value(value: Any) -> str:
 
 
 def codex(specs: list[PolicySpec], settings: Any) -> Export:
-    parts, missing = translate(
+    keys, missing = _agent_settings(
         specs,
         {"CodexAutoCompactPolicy": _codex_autocompact},
         CODEX,
-        {},
         "Codex CLI runs only its own auto-compact",
+        {"CodexAutoCompactPolicy": "Codex CLI compacts at 90% of the window anyway; no setting turns it off"},
     )
-    keys: dict[str, Any] = {}
-    for part in parts:
-        keys.update(part)
-    if _absent(specs, "CodexAutoCompactPolicy"):
-        missing.append(
-            Unexpressible(
-                "CodexAutoCompactPolicy",
-                "not in the stack, but Codex CLI compacts at 90% of the window anyway; no setting turns it off",
-            )
-        )
     lines = [
         f"# A context-policy stack exported by the Context Policy Playground for {CODEX}'s config.toml.",
         "# Written for openai/codex codex-rs (compact.rs at 0100b10, openai_models.rs at 0d4367d). Names no key.",
@@ -183,16 +188,14 @@ def _opencode_prune(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpress
 
 
 def opencode(specs: list[PolicySpec], settings: Any) -> Export:
-    parts, missing = translate(
+    compaction, missing = _agent_settings(
         specs,
         {"OpencodeCompactionPolicy": _opencode_compaction, "OpencodePrunePolicy": _opencode_prune},
         OPENCODE,
-        {},
         "opencode runs only its own compaction and prune; a plugin can do more",
+        {},
+        start={"auto": False, "prune": False},  # what the stack lacks, turned off
     )
-    compaction: dict[str, Any] = {"auto": False, "prune": False}
-    for part in parts:
-        compaction.update(part)
     return Export(
         "opencode",
         json_text({"compaction": compaction}),
@@ -213,23 +216,16 @@ def _gemini_compression(spec: PolicySpec, v: dict[str, Any], missing: list[Unexp
 
 
 def gemini_cli(specs: list[PolicySpec], settings: Any) -> Export:
-    parts, missing = translate(
+    model, missing = _agent_settings(
         specs,
         {"GeminiChatCompressionPolicy": _gemini_compression},
         GEMINI_CLI,
-        {},
         "Gemini CLI runs only its own chat compression",
+        {
+            "GeminiChatCompressionPolicy": "Gemini CLI compresses anyway; "
+            "the nearest is model.compressionThreshold 1.0"
+        },
     )
-    model: dict[str, Any] = {}
-    for part in parts:
-        model.update(part)
-    if _absent(specs, "GeminiChatCompressionPolicy"):
-        missing.append(
-            Unexpressible(
-                "GeminiChatCompressionPolicy",
-                "not in the stack, but Gemini CLI compresses anyway; the nearest is model.compressionThreshold 1.0",
-            )
-        )
     document = {"model": model} if model else {}
     return Export(
         "gemini-cli", json_text(document), "settings.json", "json", tuple(missing), notes_in_file=False

@@ -510,20 +510,27 @@ def test_an_imported_config_brings_its_candidates_and_compare_shows_them():
     assert table.loc["cost saved against raw history (%)", "raw"].startswith("0")
 
 
-def test_a_sweep_runs_on_its_thread_and_its_point_loads_into_the_editor():
+def swept(values: str) -> tuple[AppTest, int, object]:
+    """A page that swept the eviction's keep_last_n over ``values``, finished and drawn: the
+    page, the eviction's entry id, the sweep's job."""
     import time
 
     at = start()
     view(at, "Sweep")
     eviction = entry_id(at, "ToolEvictionPolicy")
     at.selectbox(key="sweep_entry_0").select_index(1).run()
-    at.text_input(key=f"sweep_values_0_{eviction}_keep_last_n").set_value("1:4").run()
+    at.text_input(key=f"sweep_values_0_{eviction}_keep_last_n").set_value(values).run()
     at.button(key="sweep_run").click().run()
     job = at.session_state["sweep_job"]
     deadline = time.monotonic() + 60
     while job.running and time.monotonic() < deadline:
         time.sleep(0.1)
     at.run()
+    return at, eviction, job
+
+
+def test_a_sweep_runs_on_its_thread_and_its_point_loads_into_the_editor():
+    at, _, job = swept("1:4")
     assert not at.exception and job.error is None
     assert [p.values for p in job.result.points] == [(1,), (2,), (3,), (4,)]
     assert any("4 points in" in c.value for c in at.caption)
@@ -857,19 +864,8 @@ def test_add_a_policy_starts_on_the_most_used_policy():
 
 
 def test_a_sweep_is_cleared_when_the_stack_changes_under_it_but_not_by_its_own_point():
-    import time
-
-    at = start()
-    view(at, "Sweep")
-    eviction = entry_id(at, "ToolEvictionPolicy")
-    at.selectbox(key="sweep_entry_0").select_index(1).run()
-    at.text_input(key=f"sweep_values_0_{eviction}_keep_last_n").set_value("1:3").run()
-    at.button(key="sweep_run").click().run()
-    job = at.session_state["sweep_job"]
-    deadline = time.monotonic() + 60
-    while job.running and time.monotonic() < deadline:
-        time.sleep(0.1)
-    at.run()
+    at, eviction, job = swept("1:3")
+    assert not at.exception and job.error is None
     # loading a point sets the swept value: the sweep still describes this stack
     for entry in at.session_state["stack"]:
         if entry["id"] == eviction:
