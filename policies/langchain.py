@@ -33,16 +33,17 @@ class LangChainSummarizationPolicy(Policy):
     ``trigger_fraction`` (of the context window), any one of them (a list of clauses) or all
     (one clause), each ``>=``; none set: it never fires, LangChain's default. Tokens are its
     approximate count of the messages (no system prompt, no tools): ceil(chars /
-    ``chars_per_token``) + 3 per message, scaled by the last reply's reported usage over the
-    estimate up to it (clamped to 1-1.25); a reported usage over a token threshold also
-    fires it. The reported usage is the replay's own count of the previous request plus that
-    reply. ``keep_kind``/``keep_value`` keep the last N messages, or the shortest suffix within
-    N tokens (binary search, unscaled), or a fraction of the window; a cut on a tool result
-    moves back to the assistant message whose calls it answers (the first one found with any
-    of the run's ids: langchain #38352, so other results may be orphaned), else forward.
-    The summarizer reads the newest ``trim_tokens_to_summarize`` tokens of what is cut, from
-    a user message (whole messages: LangChain may keep part of one); when nothing fits, the
-    summary is "Previous conversation was too long to summarize." with no model call.
+    ``chars_per_token``) + 3 per message, scaled by the last reply's reported total over the
+    estimate up to it (clamped to 1-1.25); a reported total over a token threshold also fires
+    it. A reply's reported total is its input and output as the provider reported them (see
+    ``CompileEvent.reported_tokens``). ``keep_kind``/``keep_value`` keep the last N messages,
+    or the shortest suffix within N tokens (binary search, unscaled), or a fraction of the
+    window; a cut on a tool result moves back to the assistant message whose calls it answers
+    (the first one found with any of the run's ids: langchain #38352, so other results may be
+    orphaned), else forward. The summarizer reads the newest ``trim_tokens_to_summarize``
+    tokens of what is cut by the same scaled count, the last lines of a message that does not
+    fit whole included, from a user message on; when nothing is left, the summary is "Previous
+    conversation was too long to summarize." with no model call.
     ``summary_prompt`` is our own; paste yours.
     """
 
@@ -90,6 +91,7 @@ class LangChainSummarizationPolicy(Policy):
         super().__init__(**values)
         if self.keep_kind == FRACTION and self.keep_value > 1:
             raise ParamError(f"keep_value must be at most 1 for a fraction, got {self.keep_value}")
+        self._totals: dict[tuple[int, ...], int] = {}  # a reply's raw indices -> its reported total
 
     def _tokens(self, message: Message) -> int:
         return langchain_approximate_tokens(message, self.chars_per_token)
@@ -98,15 +100,16 @@ class LangChainSummarizationPolicy(Policy):
         if not messages:
             return None
         counts = [self._tokens(m) for m in messages]
-        scale, reported = self._usage_scale(event, messages, counts)
-        total = math.ceil(sum(counts) * scale)
+        reported = self._record_usage(event, messages)
+        totals = [self._total_of(m) for m in messages]
+        total = langchain_scaled_count(counts, totals)
         if not self._triggered(event, len(messages), total, reported):
             return None
         cutoff = self._cutoff(event, messages, counts, total)
         if cutoff <= 0:
             return None
         head, tail = messages[:cutoff], messages[cutoff:]
-        shown = self._trimmed(head, counts[:cutoff])
+        shown = self._trimmed(head, counts[:cutoff], totals[:cutoff])
         if shown:
             summary = summarize_or_report(event, self.summary_prompt, render_transcript(shown))
             if summary is None:
@@ -119,21 +122,21 @@ class LangChainSummarizationPolicy(Policy):
         )
         return [message, *tail]
 
-    def _usage_scale(
-        self, event: CompileEvent, messages: Sequence[Message], counts: Sequence[int]
-    ) -> tuple[float, int | None]:
-        """The scaling factor and the last reply's reported total (input + output)."""
-        if not self.use_reported_usage or event.last_usage is None or event.counter is None:
-            return 1.0, None
-        last = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].role == "assistant"), None)
-        if last is None:
-            return 1.0, None
+    def _record_usage(self, event: CompileEvent, messages: Sequence[Message]) -> int | None:
+        """The last reply's reported total (input + output), kept with that reply: in LangChain
+        every AIMessage carries its call's ``usage_metadata``, and the counter scales by it."""
+        if not self.use_reported_usage or event.last_usage is None:
+            return None
         reported = event.reported_tokens(messages)
-        assert reported is not None  # last_usage is set
-        approx = sum(counts[: last + 1])
-        if len(messages) <= 1 or approx <= 0:
-            return 1.0, reported
-        return min(SCALE_CAP, max(1.0, reported / approx)), reported
+        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+        if last is not None and last.source and reported is not None:
+            self._totals[last.source] = reported
+        return reported
+
+    def _total_of(self, message: Message) -> int | None:
+        if not self.use_reported_usage or message.role != "assistant":
+            return None
+        return self._totals.get(message.source)
 
     def _triggered(self, event: CompileEvent, n: int, total: int, reported: int | None) -> bool:
         def tokens_met(threshold: int) -> bool:
@@ -184,21 +187,100 @@ class LangChainSummarizationPolicy(Policy):
             candidate = len(messages) - 1
         return langchain_safe_cutoff(messages, candidate)
 
-    def _trimmed(self, head: list[Message], counts: list[int]) -> list[Message]:
-        """``trim_messages(strategy="last", start_on="human", include_system=True)``, whole
-        messages: the newest that fit, from a user message, the leading system one kept."""
+    def _trimmed(self, head: list[Message], counts: list[int], totals: list[int | None]) -> list[Message]:
+        """What the summarizer reads of ``head``: ``_trim_messages_for_summary``, with the
+        counter that decided to fire."""
         if self.trim_tokens_to_summarize is None:
             return head
-        budget, start = self.trim_tokens_to_summarize, len(head)
-        system = head[:1] if head and head[0].role == "system" else []
-        if system:
-            budget -= counts[0]
-        while start > len(system) and counts[start - 1] <= budget:
-            budget -= counts[start - 1]
-            start -= 1
-        while start < len(head) and head[start].role != "user":
-            start += 1
-        return [*system, *head[start:]] if start < len(head) else []
+        return langchain_trim_last(head, self.trim_tokens_to_summarize, counts, totals, self.chars_per_token)
+
+
+def langchain_scaled_count(counts: Sequence[int], totals: Sequence[int | None]) -> int:
+    """``count_tokens_approximately(use_usage_metadata_scaling=True)`` of a list, given each
+    message's unscaled count and each reply's reported total (None: no usage): the sum, times
+    the last reported total over the count up to that reply, held to [1, 1.25]; a list of one
+    is never scaled."""
+    count, last_total, count_at = 0.0, None, 0.0
+    for tokens, reported in zip(counts, totals, strict=True):
+        count += tokens
+        if reported is not None:
+            last_total, count_at = reported, count
+    if len(counts) > 1 and last_total is not None and count_at > 0:
+        count *= min(SCALE_CAP, max(1.0, last_total / count_at))
+    return math.ceil(count)
+
+
+def langchain_trim_last(
+    messages: Sequence[Message],
+    max_tokens: int,
+    counts: Sequence[int],
+    totals: Sequence[int | None],
+    chars_per_token: float = LANGCHAIN_CHARS_PER_TOKEN,
+) -> list[Message]:
+    """``trim_messages(strategy="last", allow_partial=True, include_system=True,
+    start_on="human")`` (langchain-core 1.8.3, ``_last_max_tokens``/``_first_max_tokens``):
+    the newest messages that fit (a binary search over the newest-first list, with the scaled
+    counter), then the last lines of the next older one that fit, then back to a user message;
+    a leading system message is kept and its tokens come off the budget."""
+    rows = list(zip(messages, counts, totals, strict=True))
+    if not rows:
+        return []
+    system = []
+    budget = max_tokens
+    if rows[0][0].role in ("system", "developer"):  # a SystemMessage
+        system, rows = rows[:1], rows[1:]
+        budget = max(0, max_tokens - system[0][1])
+
+    def count(part: Sequence[tuple[Message, int, int | None]]) -> int:
+        return langchain_scaled_count([r[1] for r in part], [r[2] for r in part])
+
+    newest = rows[::-1]
+    if count(newest) <= budget:
+        kept = len(newest)
+    else:
+        left, right = 0, len(newest)
+        for _ in range(len(newest).bit_length()):
+            if left >= right:
+                break
+            middle = (left + right + 1) // 2
+            if count(newest[:middle]) <= budget:
+                left = middle
+            else:
+                right = middle - 1
+        kept = left
+        if kept < len(newest) and newest[kept][0].content:
+            partial = _last_lines(newest[kept][0], budget - count(newest[:kept]), chars_per_token)
+            if partial is not None:
+                newest = [*newest[:kept], (partial, 0, newest[kept][2])]
+                kept += 1
+    while kept > 0 and newest[kept - 1][0].role != "user":  # start_on="human"
+        kept -= 1
+    return [r[0] for r in system] + [r[0] for r in newest[:kept][::-1]]
+
+
+def _last_lines(message: Message, budget: int, chars_per_token: float) -> Message | None:
+    """The message with the most trailing lines of its text (newlines kept) that count within
+    ``budget`` on their own; None when not even the last line does."""
+    pieces = message.content.split("\n")
+    lines = [p + "\n" for p in pieces[:-1]] + pieces[-1:]
+    lines.reverse()
+
+    def tokens(taken: int) -> int:
+        text = "".join(reversed(lines[:taken]))
+        return langchain_approximate_tokens(message.replace(content=text), chars_per_token)
+
+    left, right = 0, len(lines)
+    for _ in range(len(lines).bit_length()):
+        if left >= right:
+            break
+        middle = (left + right + 1) // 2
+        if tokens(middle) <= budget:
+            left = middle
+        else:
+            right = middle - 1
+    if left == 0:
+        return None
+    return message.replace(content="".join(reversed(lines[:left])))
 
 
 def langchain_safe_cutoff(messages: Sequence[Message], cutoff: int) -> int:

@@ -9,7 +9,7 @@ import pytest
 from playground.engine.replay import Settings, replay, standing_rules
 from playground.formats import read_path
 from policies.estimates import call_args, langchain_approximate_tokens
-from policies.langchain import langchain_safe_cutoff
+from policies.langchain import langchain_safe_cutoff, langchain_scaled_count, langchain_trim_last
 from policies.messages import Message
 from policies.registry import PolicySpec
 from tests.parity.conftest import require
@@ -22,7 +22,7 @@ require("langchain-core")
 from langchain.agents.middleware.context_editing import ClearToolUsesEdit  # noqa: E402
 from langchain.agents.middleware.summarization import SummarizationMiddleware  # noqa: E402
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage  # noqa: E402
-from langchain_core.messages.utils import count_tokens_approximately  # noqa: E402
+from langchain_core.messages.utils import count_tokens_approximately, trim_messages  # noqa: E402
 
 
 def to_langchain(message: Message):
@@ -162,3 +162,75 @@ def test_summarization_fires_and_cuts_where_langchain_does_every_turn(session, o
         before = list(turn.context)
     if len(session.messages) > 40:
         assert fired > 0
+
+
+def with_usage(message, total: int | None):
+    """A LangChain message as an agent's state holds it: each reply with its call's usage."""
+    if total is None:
+        return message
+    usage = {"input_tokens": total - 10, "output_tokens": 10, "total_tokens": total}
+    return message.model_copy(
+        update={"usage_metadata": usage, "response_metadata": {"model_provider": "openai"}}
+    )
+
+
+def reported_totals(messages: list[Message]) -> list[int | None]:
+    """A reported total for every reply, growing as a conversation's would, and above the estimate."""
+    totals, running = [], 0
+    for i, message in enumerate(messages):
+        running += langchain_approximate_tokens(message)
+        totals.append(int(running * 1.4) + 7 * i if message.role == "assistant" else None)
+    return totals
+
+
+@pytest.mark.parametrize("budget", [1, 60, 400, 1_000, 4_000])
+@pytest.mark.parametrize("session", SESSIONS)
+def test_the_summary_trim_keeps_what_langchain_keeps(session, budget):
+    """_trim_messages_for_summary's trim_messages(strategy="last", allow_partial=True,
+    start_on="human", include_system=True) with the usage-scaled counter, on every head."""
+    counter = __import__("functools").partial(count_tokens_approximately, use_usage_metadata_scaling=True)
+    messages = list(session.messages)
+    totals = reported_totals(messages)
+    partial = 0
+    for cut in range(1, len(messages) + 1):
+        head = messages[:cut]
+        theirs = trim_messages(
+            [with_usage(to_langchain(m), t) for m, t in zip(head, totals[:cut], strict=True)],
+            max_tokens=budget,
+            token_counter=counter,
+            start_on="human",
+            strategy="last",
+            allow_partial=True,
+            include_system=True,
+        )
+        ours = langchain_trim_last(
+            head, budget, [langchain_approximate_tokens(m) for m in head], totals[:cut]
+        )
+        assert [sent(to_langchain(m)) for m in ours] == [sent(m) for m in theirs], f"cut {cut}"
+        whole = {id(m) for m in head}
+        partial += any(id(m) not in whole for m in ours)
+    long_tasks = [
+        m
+        for m in messages
+        if m.role == "user"
+        and langchain_approximate_tokens(m) > budget
+        and len(m.content.split("\n")[-1]) < budget
+    ]
+    if long_tasks:  # a task too long to read whole is read in part
+        assert partial > 0
+
+
+@pytest.mark.parametrize("session", SESSIONS)
+def test_the_scaled_count_is_langchains(session):
+    messages = list(session.messages)
+    totals = reported_totals(messages)
+    converted = [with_usage(to_langchain(m), t) for m, t in zip(messages, totals, strict=True)]
+    counts = [langchain_approximate_tokens(m) for m in messages]
+    for end in range(len(messages) + 1):
+        assert langchain_scaled_count(counts[:end], totals[:end]) == count_tokens_approximately(
+            converted[:end], use_usage_metadata_scaling=True
+        ), f"first {end}"
+        reversed_part = slice(None, None, -1)
+        assert langchain_scaled_count(counts[:end][reversed_part], totals[:end][reversed_part]) == (
+            count_tokens_approximately(converted[:end][::-1], use_usage_metadata_scaling=True)
+        )

@@ -168,6 +168,20 @@ def test_langchain_summarizes_nothing_too_long_to_trim_without_a_model_call():
     assert out[0].content == SUMMARY_PREFIX + TOO_LONG and summarizer.calls == []
 
 
+def test_langchain_summarizes_the_last_lines_of_a_task_too_long_to_read_whole():
+    """One request: a long task, then tool calls. LangChain's trim keeps the task's last lines
+    (allow_partial) where whole messages alone leave nothing to summarize."""
+    summarizer = Fixed()
+    task = "\n".join(f"line {i}: check module_{i} for the regression" for i in range(2_000))
+    messages = numbered([user(task), *tool_loop(3, 400)])
+    policy = LangChainSummarizationPolicy(trigger_messages=2, keep_value=1, trim_tokens_to_summarize=4_000)
+    out = policy.on_compile(compile_event(summarizer=summarizer), messages)
+    assert out[0].content == SUMMARY_PREFIX + "the summary"
+    [(_, transcript)] = summarizer.calls
+    assert "line 1999: check module_1999" in transcript and "line 0:" not in transcript
+    assert transcript.startswith("user: line ")
+
+
 def test_langchain_reported_usage_fires_a_token_trigger_its_estimate_is_under():
     messages = numbered([user("go"), *tool_loop(3, 400)])
     policy = LangChainSummarizationPolicy(trigger_tokens=5_000, keep_value=2)
