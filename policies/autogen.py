@@ -9,6 +9,9 @@ the sizes below count those messages, so a run of consecutive tool results is on
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
+
 from policies.base import EPHEMERAL, CompileEvent, Param, Policy
 from policies.messages import Message, sources_of
 
@@ -94,12 +97,19 @@ class HeadAndTailContextPolicy(Policy):
 
 
 class TokenLimitedContextPolicy(Policy):
-    """``TokenLimitedChatCompletionContext(model_client, token_limit)`` (experimental):
-    while the model client counts more than ``token_limit`` tokens for the messages and the
-    tool schemas (the agent's system messages are not in the context), it pops the middle
+    """``TokenLimitedChatCompletionContext(model_client, token_limit, tool_schema)``
+    (experimental): while the model client counts more than ``token_limit`` tokens for the
+    messages (the agent's system messages are not in the context), it pops the middle
     message (``len // 2``); then a leading function-result message is dropped. Popping the
     middle can take a call and leave its results, or the reverse (autogen #7955): the
-    validity check shows the orphans AutoGen would send."""
+    validity check shows the orphans AutoGen would send.
+
+    The count is autogen-ext's OpenAI client's ``count_tokens`` (``count_tokens_openai``,
+    autogen-ext 0.7.5), with tiktoken's encoding for the model (cl100k_base for a model
+    tiktoken does not know, as AutoGen falls back): 3 per AutoGen message, then every field
+    of the OpenAI messages it becomes, the role, a user's name (+1), a result's call id and
+    an assistant's calls as JSON among them, and 3 for the reply. The tool definitions count
+    only when the context is given ``tool_schema``, by AutoGen's own rule."""
 
     persistence = EPHEMERAL
     params = (
@@ -112,23 +122,112 @@ class TokenLimitedContextPolicy(Policy):
             10_000_000,
             optional=True,
         ),
+        Param(
+            "tool_schema",
+            bool,
+            False,
+            "Count the session's tool definitions too (AutoGen does when the context is given tool_schema).",
+        ),
     )
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
-        counter = event.counter
-        if counter is None:
+        if event.counter is None:
             return None
+        encoder = event.counter.in_encoding(autogen_encoding(getattr(event.counter, "model", "")))
         given = units(messages)
-        # the model client counts the context's messages and the tools: the agent's system
-        # messages are prepended after this trim
-        tokens = event.given_tokens(messages) - counter.total(event.pinned) + event.fixed_tokens
+        sizes = [autogen_message_tokens(unit, encoder.text_cached) for unit in given]
+        tokens = sum(sizes) + REPLY_PRIMING
+        if self.tool_schema:
+            tokens += autogen_tools_tokens(event.tools, encoder.text_cached)
         limit = self.token_limit if self.token_limit is not None else event.context_window
         if tokens <= limit:
             return None
-        view = list(given)
+        view = list(zip(given, sizes, strict=True))
         while tokens > limit and view:
-            tokens -= counter.total(view.pop(len(view) // 2))
-        if view and _is_results(view[0]):
-            view = view[1:]
-        _dropped(event, given, view, f"middle messages popped to fit {limit:,} tokens")
-        return _flat(view)
+            tokens -= view.pop(len(view) // 2)[1]
+        kept = [unit for unit, _ in view]
+        if kept and _is_results(kept[0]):
+            kept = kept[1:]
+        _dropped(event, given, kept, f"middle messages popped to fit {limit:,} tokens")
+        return _flat(kept)
+
+
+REPLY_PRIMING = 3  # count_tokens_openai: "every reply is primed with <|start|>assistant<|message|>"
+Count = Callable[[str, str], int]  # TokenCounter.text_cached: tokens of a text, cached
+
+
+def autogen_encoding(model: str) -> str:
+    """``tiktoken.encoding_for_model(model)``'s encoding, cl100k_base where tiktoken has none."""
+    from tiktoken.model import encoding_name_for_model  # a table: nothing is downloaded
+
+    try:
+        return encoding_name_for_model(model)
+    except KeyError:
+        return "cl100k_base"
+
+
+def autogen_message_tokens(unit: Unit, count: Count) -> int:
+    """``count_tokens_openai`` of one AutoGen message (its share of the sum): 3, then the
+    tokens of each field of the OpenAI messages ``to_oai_type`` makes of it."""
+    first = unit[0]
+    tokens = 3
+    if first.is_tool_result:  # one {"content", "role": "tool", "tool_call_id"} per result
+        for result in unit:
+            tokens += count(result.content, "") + count("tool", "") + count(result.tool_call_id or "", "")
+        return tokens
+    role = "system" if first.role in ("system", "developer") else first.role
+    tokens += count(role, "") + count(first.content, "")
+    if role == "user":  # UserMessage's source is sent as the name
+        tokens += count(first.name or "user", "") + 1
+    if role == "assistant" and first.tool_calls:
+        calls = [
+            {"id": c.id, "function": {"arguments": c.arguments, "name": c.name}, "type": "function"}
+            for c in first.tool_calls
+        ]
+        tokens += count(json.dumps(calls), "")
+    return tokens
+
+
+def autogen_tools_tokens(definitions: Sequence[dict], count: Count) -> int:
+    """``count_tokens_openai``'s tool tokens for the recorded definitions (chat, Responses or
+    Anthropic shape): per tool its name and description less 2, per property its name and
+    fields, 11 per schema with properties (9 with none), and 12 for the list."""
+    tools = [_function(d) for d in definitions if isinstance(d, dict)]
+    tools = [t for t in tools if t is not None]
+    tokens = 12 if tools else 0
+    for name, description, parameters in tools:
+        tokens += count(name, "") + count(description, "") - 2
+        properties = parameters.get("properties")
+        if not isinstance(properties, dict):
+            continue
+        for key, value in properties.items():
+            tokens += count(str(key), "")
+            for field in value if isinstance(value, dict) else ():
+                tokens += _field_tokens(field, value[field], count)
+        tokens += 11 if properties else 9
+    return tokens
+
+
+def _field_tokens(field: str, value: object, count: Count) -> int:
+    if field in ("type", "description", "title"):
+        return 2 + count(str(value), "")
+    if field == "default":
+        return 2 + count(json.dumps(value, default=str), "")
+    if field == "anyOf" and isinstance(value, list):
+        return -3 + sum(3 + count(str(o.get("type") if isinstance(o, dict) else o), "") for o in value)
+    if field == "enum" and isinstance(value, list):
+        return -3 + sum(3 + count(str(o), "") for o in value)
+    return 0  # AutoGen logs "Not supported field" and counts nothing
+
+
+def _function(definition: dict) -> tuple[str, str, dict] | None:
+    function = definition.get("function", definition)
+    if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        return None
+    parameters = function.get("parameters", function.get("input_schema", {}))
+    description = function.get("description", "")
+    return (
+        function["name"],
+        description if isinstance(description, str) else str(description),
+        parameters if isinstance(parameters, dict) else {},
+    )

@@ -11,6 +11,7 @@ PINNED = {  # as pyproject pins them
     "langchain": "1.5.2",
     "langchain-core": "1.8.3",
     "autogen-core": "0.7.5",
+    "autogen-ext": "0.7.5",
     "llama-index-core": "0.14.25",
     "anthropic": "2.16.0",
     "openai-agents": "0.24.0",
