@@ -11,7 +11,7 @@ from typing import Any
 
 from playground.analyses.compare import Comparison, compare, display_table, unique_name
 from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
-from playground.cli.common import shell_word
+from playground.cli.common import add_price_argument, shell_word, with_prices
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.replay import replay
 from playground.engine.session import Session
@@ -65,6 +65,7 @@ def add_commands(commands: Any) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", help="which session of a multi-session file: index from 0, or name")
     parser.add_argument("--model", help="model (tokenizer, prices); overrides the config's")
+    add_price_argument(parser)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", metavar="OUT", help="write the figures as JSON ('-' for stdout)")
     out.add_argument("--csv", metavar="OUT", help="write the figures as CSV ('-' for stdout)")
@@ -118,6 +119,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from playground.measures.metrics import totals, turn_table
 
     config, candidates = candidates_of(args.stacks, args.model)
+    with_prices(config, args.price)
     names = [c.name for c in candidates]
     if args.baseline is not None and args.baseline not in names:
         raise UsageError(f"--baseline {args.baseline!r}: not a candidate (candidates: {', '.join(names)})")
@@ -150,6 +152,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else preset_config(args.preset or DEFAULT_PRESET)
     if args.model:
         config.name_model(args.model)
+    with_prices(config, args.price)
     if not 1 <= args.workers <= LIMITS.max_sweep_workers:
         raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
     axes = [parse_axis(text, config.stack) for text in args.param]
@@ -245,6 +248,7 @@ def add_corpus_command(commands: Any) -> None:
         "(deltas against the first); default: pyagentic's recommended stack",
     )
     cor.add_argument("--model", help="model (tokenizer, prices); overrides the first config's")
+    add_price_argument(cor)
     cor.add_argument(
         "--workers", type=int, default=default_workers(), help="worker processes (default: cores)"
     )
@@ -260,6 +264,7 @@ def run_corpus_command(args: argparse.Namespace) -> int:
 
     written = args.config or [DEFAULT_PRESET]
     config, stacks = candidates_of(written, args.model)
+    with_prices(config, args.price)
     # the command that replays one session alone names the stack as it was given
     origins = (
         dict(zip([s.name for s in stacks], written, strict=False)) if len(stacks) == len(written) else {}

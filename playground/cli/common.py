@@ -85,3 +85,36 @@ def _c_escape(char: str) -> str:
     if 0xD800 <= code <= 0xDFFF:  # half a character: no shell word can carry it; say so visibly
         return f"\\u{{{code:04x}}}"
     return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def add_price_argument(parser: Any) -> None:
+    parser.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="PART=DOLLARS",
+        help="your price per million tokens in place of genai-prices': input, cached_input, cache_write "
+        "or output (input=2.5); repeat for more",
+    )
+
+
+def with_prices(config: Config, given: list[str]) -> None:
+    """``--price PART=DOLLARS`` onto the config's pricing (a UsageError names a bad one)."""
+    from dataclasses import replace
+
+    from playground.money.cost import PricingError, price_per_million
+    from playground.money.pricing import PRICE_PARTS
+
+    own = list(config.pricing.own)
+    for text in given:
+        part, _, value = text.partition("=")
+        part = part.strip()
+        if part not in PRICE_PARTS or not value:
+            raise UsageError(
+                f"--price {shown(text)}: expected PART=DOLLARS with PART one of {', '.join(PRICE_PARTS)}"
+            )
+        try:
+            own[PRICE_PARTS.index(part)] = price_per_million(f"--price {part}", value)
+        except PricingError as error:
+            raise UsageError(str(error)) from None
+    config.pricing = replace(config.pricing, own=tuple(own))

@@ -18,10 +18,12 @@ from playground.cli.analyses import add_commands as add_compare_commands
 from playground.cli.analyses import add_corpus_command, run_compare, run_corpus_command, run_sweep_command
 from playground.cli.common import (
     UsageError,
+    add_price_argument,
     default_config,
     pick_session,
     plain,
     preset_config,
+    with_prices,
     write_whole,
 )
 from playground.cli.text_table import text_table, write_csv
@@ -93,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
         choices=["auto", *RULES],
         help="the provider's prompt-cache rule to price with (default: auto, the model's provider)",
     )
+    add_price_argument(rep)
     rep.add_argument(
         "--must-keep",
         action="append",
@@ -330,6 +333,7 @@ def _replay(args: argparse.Namespace) -> int:
             model=args.price_as or config.pricing.model,
             cache=args.cache or config.pricing.cache,
         )
+    with_prices(config, args.price)
     if args.must_keep:
         declared = [fact.text for fact in config.must_keep] + args.must_keep
         try:

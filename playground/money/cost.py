@@ -9,6 +9,7 @@ prefix there: a *cache break*, put down to the policy that acted at that turn.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -16,7 +17,17 @@ from typing import Any
 from playground.engine.replay import NO_EDIT, ReplayResult
 from playground.engine.tokens import REPLY_PRIMING
 from playground.money.caching import RULES, CacheRule, CacheTurn, Delta, cache_turns, rule_for
-from playground.money.pricing import PROVIDERS, Price, default_cache_rule, find_price, turn_cost
+from playground.money.pricing import (
+    NO_OWN,
+    PRICE_PARTS,
+    PROVIDERS,
+    Own,
+    Price,
+    default_cache_rule,
+    find_price,
+    own_price,
+    turn_cost,
+)
 from policies.messages import Message
 
 
@@ -24,29 +35,40 @@ class PricingError(ValueError):
     """A pricing setting that cannot be used; the message names it."""
 
 
+MAX_PRICE_PER_MILLION = 100_000.0  # dollars: no model costs this; more is a typo or an attack
+PRICING_KEYS = ("model", "provider", "cache", *PRICE_PARTS)
+
+
 @dataclass(frozen=True)
 class Pricing:
-    """How a replay is priced: the config's ``pricing`` mapping."""
+    """How a replay is priced: the config's ``pricing`` mapping. ``own`` are the user's
+    prices in dollars per million tokens (input, cached input, cache write, output; None:
+    genai-prices'), in place of genai-prices' for the model priced."""
 
     model: str = ""  # price as this model; "" is the replay's model
     provider: str = ""  # genai-prices provider id; "" is the model's own
     cache: str = "auto"  # a caching rule name; auto: the provider's rule
+    own: Own = NO_OWN
 
-    def to_data(self) -> dict[str, str]:
+    def to_data(self) -> dict[str, str | float]:
         """The settings that differ from the defaults (an all-default pricing writes nothing)."""
-        data = {"model": self.model, "provider": self.provider, "cache": self.cache}
-        return {k: v for k, v in data.items() if v and v != getattr(Pricing, k)}
+        data: dict[str, str | float] = {"model": self.model, "provider": self.provider, "cache": self.cache}
+        data = {k: v for k, v in data.items() if v and v != getattr(Pricing, k)}
+        data.update(
+            {part: value for part, value in zip(PRICE_PARTS, self.own, strict=True) if value is not None}
+        )
+        return data
 
     @classmethod
     def from_data(cls, data: Any) -> Pricing:
         if not isinstance(data, dict):
-            raise PricingError("pricing must be a mapping of model, provider and cache")
-        unknown = [k for k in data if k not in ("model", "provider", "cache")]
+            raise PricingError(f"pricing must be a mapping of {', '.join(PRICING_KEYS)}")
+        unknown = [k for k in data if k not in PRICING_KEYS]
         if unknown:
             raise PricingError(
-                f"pricing: unknown key {str(unknown[0])[:40]!r} (known: model, provider, cache)"
+                f"pricing: unknown key {str(unknown[0])[:40]!r} (known: {', '.join(PRICING_KEYS)})"
             )
-        values = {}
+        values: dict[str, Any] = {}
         for key in ("model", "provider", "cache"):
             value = data.get(key)
             if value is None:
@@ -54,7 +76,8 @@ class Pricing:
             if not isinstance(value, str) or len(value) > 200:
                 raise PricingError(f"pricing.{key} must be a short text")
             values[key] = value
-        pricing = cls(**values)
+        own = tuple(price_per_million(f"pricing.{part}", data.get(part)) for part in PRICE_PARTS)
+        pricing = cls(**values, own=own)  # type: ignore[arg-type]
         if pricing.provider and pricing.provider not in PROVIDERS:
             raise PricingError(f"pricing.provider {pricing.provider[:40]!r}: known: {', '.join(PROVIDERS)}")
         if pricing.cache != "auto" and pricing.cache not in RULES:
@@ -64,10 +87,30 @@ class Pricing:
     def resolve(self, model: str) -> tuple[Price | None, CacheRule]:
         """The price and cache rule for a replay of ``model``."""
         priced_as = self.model or model
-        price = find_price(priced_as, self.provider or None)
+        found = find_price(priced_as, self.provider or None)
+        price = found.with_own(self.own) if found else own_price(priced_as, self.own)
         if self.cache == "auto":
-            return price, default_cache_rule(price, priced_as)
-        return price, rule_for(self.cache, price.model if price else priced_as)
+            return price, default_cache_rule(found, priced_as)
+        return price, rule_for(self.cache, found.model if found else priced_as)
+
+
+def price_per_million(where: str, value: Any) -> float | None:
+    """A price in dollars per million tokens as a config or the command line gives it, or a
+    PricingError naming ``where``; None stays None (genai-prices' price)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().removeprefix("$"))
+        except ValueError:
+            raise PricingError(f"{where} must be dollars per million tokens, got {value[:40]!r}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PricingError(f"{where} must be dollars per million tokens, got a {type(value).__name__}")
+    if not math.isfinite(value) or not 0 <= value <= MAX_PRICE_PER_MILLION:
+        raise PricingError(
+            f"{where} must be between 0 and {MAX_PRICE_PER_MILLION:,.0f} dollars per million tokens"
+        )
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -247,6 +290,8 @@ def recorded_calls(
             continue
         model = session.models.get(index) or session.recorded_model
         price = find_price(model) if model else fallback
+        if price is not None and fallback is not None and price.model == fallback.model:
+            price = fallback  # the same entry: the user's own prices for it hold here too
         out = session.outputs.get(index, counted)
         if not cache_known:
             calls.append(RecordedCall(tokens, None, None, out, model, None))

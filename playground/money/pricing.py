@@ -14,7 +14,7 @@ import tempfile
 import threading
 import warnings
 from bisect import bisect_left
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -27,6 +27,11 @@ from playground.money.caching import PROVIDER_RULES, CacheRule, CacheTurn, rule_
 PROVIDERS = ("openai", "anthropic", "google", "deepseek")
 _STORING = threading.Lock()  # one writer of the price file at a time in this process
 Rates = tuple[float, float, float, float]  # dollars per token: uncached input, cache read, write, output
+# a user's own prices, dollars per million tokens, in the order of Rates (None: genai-prices')
+PRICE_PARTS = ("input", "cached_input", "cache_write", "output")
+Own = tuple[float | None, float | None, float | None, float | None]
+NO_OWN: Own = (None, None, None, None)
+MILLION = 1_000_000
 
 
 @dataclass(frozen=True, eq=False)  # one object per model and provider (find_price caches)
@@ -40,17 +45,39 @@ class Price:
     context_window: int | None
     thresholds: tuple[int, ...]  # input sizes where a long-context tier starts (genai-prices' cliff model)
     rates: dict[str, Rates] = field(repr=False)
+    own: Own = NO_OWN  # the parts the user priced, dollars per million tokens
 
     @property
     def label(self) -> str:
-        return f"{self.model} at {self.provider_name}"
+        """Which entry of which genai-prices release priced it, and the user's own prices."""
+        where = f"{self.model} at {self.provider_name}" if self.provider else self.model
+        source = f"genai-prices {genai_prices_release()}" if self.provider else "no genai-prices entry"
+        if self.own == NO_OWN:
+            return f"{where} ({source})"
+        mine = ", ".join(
+            f"{part.replace('_', ' ')} ${value:g}/M"
+            for part, value in zip(PRICE_PARTS, self.own, strict=True)
+            if value is not None
+        )
+        return f"{where} ({source}; your prices: {mine})"
+
+    def with_own(self, own: Own) -> Price:
+        """These prices with the user's own in place of genai-prices' (every long-context tier
+        at the one price the user gives)."""
+        if own == NO_OWN:
+            return self
+        rates = {
+            key: tuple(r if o is None else o / MILLION for r, o in zip(rate, own, strict=True))
+            for key, rate in self.rates.items()
+        }
+        return replace(self, rates=rates, own=own)
 
     def cost(
         self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
     ) -> float:
         """Dollars for one call: ``input_tokens`` in all, of which ``cache_read`` read from the
         cache and ``cache_write`` written to it; long-context tiers applied by genai-prices."""
-        if input_tokens in self.thresholds:  # on a tier's edge: let genai-prices decide
+        if input_tokens in self.thresholds and self.own == NO_OWN:  # on a tier's edge: genai-prices decides
             return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
         # Within a tier every price is per token (the tier is set by the whole input), so the
         # rates genai-prices gives for one request in that tier price every request in it.
@@ -70,6 +97,19 @@ def _tier_key(tier: int, one_hour: bool) -> str:
     return f"{tier} {int(one_hour)}"
 
 
+def own_price(model: str, own: Own) -> Price | None:
+    """A model genai-prices does not know, priced wholly at the user's prices (None unless all
+    four are given: a bill with a part made up is not given)."""
+    if any(value is None for value in own):
+        return None
+    rates = tuple(value / MILLION for value in own)  # type: ignore[operator]
+    return Price(model, "", "", None, (), {_tier_key(0, False): rates, _tier_key(0, True): rates}, own)
+
+
+def genai_prices_release() -> str:
+    return metadata.version("genai-prices")
+
+
 @lru_cache(maxsize=256)
 def find_price(model: str, provider: str | None = None) -> Price | None:
     """The prices of ``model`` (at ``provider`` if named), or None where none is known.
@@ -85,7 +125,7 @@ def find_price(model: str, provider: str | None = None) -> Price | None:
         return price  # looked up, not kept: a name of any length is not stored forever
     with _STORING:  # what other lookups stored meanwhile is kept: the file is read again
         stored = _stored_prices()
-        stored[key] = None if price is None else asdict(price)
+        stored[key] = None if price is None else {k: v for k, v in asdict(price).items() if k != "own"}
         _store_prices(stored)
     return price
 
@@ -131,7 +171,7 @@ def _tier_rates(prices: Any, thresholds: tuple[int, ...], tier: int, one_hour: b
     """Dollars per token of uncached input, cache read, cache write and output for a request
     whose input lies in tier ``tier`` (0: under the first threshold), priced by genai-prices."""
     size = 1 if tier == 0 else thresholds[tier - 1] + 1  # one request in that tier
-    million = 1_000_000
+    million = MILLION
 
     def priced(read: int, write: int, output: int) -> float:
         return _genai_cost(prices, size, read, write, output, one_hour)
@@ -204,6 +244,7 @@ def _well_formed(record: Any) -> bool:
         all(isinstance(name, str) and len(name) <= MAX_STORED_NAME for name in names)
         and (price.context_window is None or type(price.context_window) is int)
         and all(type(t) is int and t > 0 for t in price.thresholds)
+        and price.own == NO_OWN
         and price.rates.keys() == keys
         and all(len(r) == 4 and all(_rate(x) for x in r) for r in price.rates.values())
     )

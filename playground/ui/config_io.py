@@ -9,6 +9,7 @@ from playground.engine.replay import Settings
 from playground.export import TARGETS, ExportError, export
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
+from playground.money.pricing import PRICE_PARTS
 from playground.stacks.config import Config, ConfigError, address_of, config_at, parse_config
 from playground.ui import candidates_panel, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
@@ -105,6 +106,8 @@ def apply_config(config: Config, origin: str) -> None:
     st.session_state["summarizer"] = dict(config.summarizer)
     st.session_state["price_as"] = config.pricing.model
     st.session_state["cache_rule"] = config.pricing.cache
+    for part, value in zip(PRICE_PARTS, config.pricing.own, strict=True):
+        st.session_state[f"price_{part}"] = value
     st.session_state["must_keep_text"] = "\n".join(fact.text for fact in config.must_keep)
     summarizer_panel.load(config.summarizer)
     if config.candidates:

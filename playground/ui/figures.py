@@ -63,7 +63,7 @@ def money(replayed: Replayed) -> None:
         help="Turns whose request changed or dropped a message the previous request sent: the cached "
         "prefix ends there and everything after it is paid (and written) again.",
     )
-    st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}** (genai-prices); prompt cache: {where}.")
+    st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}**; prompt cache: {where}.")
     if figures["summary_calls"]:
         st.markdown(
             f"**Summaries: {dollars(figures['summary_cost_usd'])}** of the stack's cost, "

@@ -7,8 +7,8 @@ import streamlit as st
 from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.money.caching import RULES
-from playground.money.cost import Pricing
-from playground.money.pricing import find_price
+from playground.money.cost import MAX_PRICE_PER_MILLION, Pricing
+from playground.money.pricing import MILLION, PRICE_PARTS, find_price
 from playground.stacks.config import at_recorded_model
 from playground.ui import cache
 from playground.ui.text import escape_markdown
@@ -40,15 +40,43 @@ def _model_changed() -> None:
     st.session_state["context_window"] = MODELS.get(model, known or st.session_state["context_window"])
 
 
+PART_LABELS = {
+    "input": "Input",
+    "cached_input": "Cached input",
+    "cache_write": "Cache write",
+    "output": "Output",
+}
+
+
 def pricing() -> Pricing:
     """How the replay is priced: the model's price and its provider's prompt cache, or overrides."""
+    state = st.session_state
     with st.expander("Pricing", expanded=False):
         st.text_input(
             "Price as model",
             key="price_as",
-            placeholder=st.session_state["model"],
+            placeholder=state["model"],
             help="Price the requests as another model (genai-prices' name for it); empty: the model above.",
         )
+        listed = find_price(state["price_as"].strip() or state["model"])
+        st.caption(
+            f"Prices per million tokens from **{escape_markdown(listed.label)}**; type yours to correct them."
+            if listed
+            else "genai-prices has no entry for this model: give all four prices to see dollars."
+        )
+        row = st.columns(2)
+        for i, part in enumerate(PRICE_PARTS):
+            row[i % 2].number_input(
+                f"{PART_LABELS[part]} $/M",
+                min_value=0.0,
+                max_value=MAX_PRICE_PER_MILLION,
+                step=0.01,
+                format="%.4g",
+                key=f"price_{part}",
+                placeholder=f"{listed.rates['0 0'][i] * MILLION:.4g}" if listed else "not listed",
+                help=f"Your price per million tokens of {PART_LABELS[part].lower()} in place of "
+                "genai-prices'; empty: genai-prices'.",
+            )
         st.selectbox(
             "Prompt cache",
             CACHE_CHOICES,
@@ -56,12 +84,12 @@ def pricing() -> Pricing:
             format_func=lambda name: "auto: the provider's" if name == "auto" else RULES[name].label,
             help="How the provider caches the prompt prefix; auto follows the model's provider.",
         )
-    chosen = Pricing(model=st.session_state["price_as"].strip(), cache=st.session_state["cache_rule"])
-    price = find_price(chosen.model or st.session_state["model"])
+    own = tuple(state[f"price_{part}"] for part in PRICE_PARTS)
+    chosen = Pricing(model=state["price_as"].strip(), cache=state["cache_rule"], own=own)  # type: ignore[arg-type]
+    price, _ = chosen.resolve(state["model"])
     if price is None:
         st.caption(
-            f"No price known for **{escape_markdown(chosen.model or st.session_state['model'])}**: "
-            "figures stay in tokens."
+            f"No price known for **{escape_markdown(chosen.model or state['model'])}**: figures stay in tokens."
         )
     return chosen
 

@@ -30,6 +30,11 @@ DEFAULTS = {
     "summarizer": {"kind": "extractive"},
     "price_as": "",  # price as this model; "" is the model's own
     "cache_rule": "auto",  # the prompt-cache rule pricing uses; auto is the provider's
+    # the user's own prices, dollars per million tokens (None: genai-prices')
+    "price_input": None,
+    "price_cached_input": None,
+    "price_cache_write": None,
+    "price_output": None,
     "must_keep_text": "",  # the declared must-keep facts, one per line
     "candidates": [],  # saved stacks to compare: {id, name, stack, colour} (ui.candidates_panel)
     "next_candidate_id": 0,

@@ -3,6 +3,7 @@ import json
 import re
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import pandas as pd
@@ -35,7 +36,7 @@ def test_replay_json_has_turns_events_and_summary(real_session_path, tmp_path, c
     assert data["turns"][0]["recorded_prompt_tokens"] == 1689
     assert data["settings"]["stack"][0] == {"ToolOutputClipPolicy": {"max_chars": 8000}}
     assert data["summary"]["stubs_created"] > 0
-    assert data["pricing"]["priced_as"] == "gpt-4o at OpenAI"
+    assert data["pricing"]["priced_as"] == f"gpt-4o at OpenAI (genai-prices {version('genai-prices')})"
     assert data["summary"]["cost_usd"] == pytest.approx(sum(t["cost_usd"] for t in data["turns"]))
     assert data["turns"][0]["recorded_cache_read_tokens"] == 1664
 
@@ -45,7 +46,8 @@ def test_replay_prices_as_another_model_with_its_cache_rule(real_session_path, t
     args = ["replay", str(real_session_path), "--price-as", "claude-sonnet-4-5", "--json", str(out)]
     assert main(args) == 0
     printed = capsys.readouterr().out
-    assert "priced as claude-sonnet-4-5 at Anthropic; Anthropic, 5-minute cache" in printed
+    assert "priced as claude-sonnet-4-5 at Anthropic (genai-prices " in printed
+    assert "); Anthropic, 5-minute cache" in printed
     assert "cost_usd" in printed and "cache_breaks: 58" in printed
     data = json.loads(out.read_text())
     assert data["settings"]["pricing"] == {"model": "claude-sonnet-4-5"}

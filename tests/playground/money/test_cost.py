@@ -304,3 +304,80 @@ def test_a_huge_price_file_is_not_read_and_long_names_are_not_stored(tmp_path, m
     assert find_price("x" * 10_000) is None
     pricing.find_price.cache_clear()
     assert not any(len(key) > 1_000 for key in pricing._stored_prices())
+
+
+def test_your_own_prices_replace_genai_prices_part_by_part():
+    listed = find_price("gpt-4o")
+    own = Pricing(own=(1.0, None, None, 2.0)).resolve("gpt-4o")[0]
+    # 10,000 in, 8,000 of them read from the cache (genai-prices' $1.25/M), 100 out
+    assert own.cost(10_000, 8_000, 0, 100, False) == pytest.approx(
+        2_000 / 1e6 + 8_000 * 1.25 / 1e6 + 100 * 2 / 1e6
+    )
+    assert listed.cost(10_000, 8_000, 0, 100, False) == pytest.approx(0.015 + 100 * 10 / 1e6)
+    assert own.label.endswith(
+        "(genai-prices " + pricing.genai_prices_release() + "; your prices: input $1/M, output $2/M)"
+    )
+    # every long-context tier at the one price given: Sonnet 4.5 over 200k is $6/M listed
+    sonnet = Pricing(own=(3.0, None, None, None)).resolve("claude-sonnet-4-5")[0]
+    assert sonnet.cost(300_000, 0, 0, 0, False) == pytest.approx(0.9)
+    assert sonnet.cost(200_000, 0, 0, 0, False) == pytest.approx(0.6)  # on the tier's edge too
+
+
+def test_a_model_genai_prices_lacks_is_priced_only_with_all_four_prices():
+    assert (
+        Pricing(own=(1.0, 0.1, 1.25, 4.0)).resolve("in-house-model")[0].cost(1_000_000, 0, 0, 0, False) == 1.0
+    )
+    assert Pricing(own=(1.0, None, None, 4.0)).resolve("in-house-model")[0] is None
+    assert "no genai-prices entry" in Pricing(own=(1.0, 0.1, 1.25, 4.0)).resolve("in-house-model")[0].label
+
+
+def test_the_config_carries_your_prices_and_refuses_bad_ones():
+    text = "version: 1\nstack: []\npricing: {model: deepseek-chat, input: 0.07, cached_input: 0.0175, output: '$0.28'}\n"
+    config = parse_config(text)
+    assert config.pricing.own == (0.07, 0.0175, None, 0.28)
+    assert parse_config(config.to_yaml()).pricing == config.pricing
+    assert parse_config(config.to_json()).pricing == config.pricing
+    for bad, said in [
+        ("-1", "between 0 and"),
+        (".inf", "between 0 and"),
+        ("true", "got a bool"),
+        ("[1]", "got a list"),
+        ("cheap", "got 'cheap'"),
+        ("1e300", "between 0 and"),
+    ]:
+        with pytest.raises(PricingError, match=rf"pricing\.output must be .*{said}"):
+            Pricing.from_data({"output": yaml_value(bad)})
+
+
+def yaml_value(text: str):
+    import yaml
+
+    return yaml.safe_load(text)
+
+
+def test_the_recorded_calls_are_priced_with_your_prices_too(real_session_path):
+    """The DeepSeek session records what it paid; prices the user types for that model bill
+    the recorded calls, the stack and the raw history alike."""
+    session = read_path(real_session_path)[0]
+    result = replay(session, [], Settings(model="deepseek-v4-flash"))
+    listed = totals(turns_frame(result))
+    own = totals(turns_frame(result, Pricing(own=(0.5, 0.05, None, 1.0))))
+    assert own["recorded_cost_usd"] != pytest.approx(listed["recorded_cost_usd"])
+    recorded = turns_frame(result, Pricing(own=(0.5, 0.05, None, 1.0)))
+    expected = sum(
+        (r.input - r.cache_read) * 0.5e-6 + r.cache_read * 0.05e-6 + o * 1e-6
+        for r, o in zip(cost_report(result).recorded, cost_report(result).output, strict=True)
+        if r is not None
+    )
+    assert recorded["recorded_cost_usd"].sum() == pytest.approx(expected)
+
+
+def test_a_stored_price_with_prices_of_a_user_is_not_believed(tmp_path, monkeypatch):
+    stored = _stored_gpt_4o(tmp_path, monkeypatch)
+    stored["gpt-4o\n"]["own"] = [0, 0, 0, 0]
+    pricing._prices_file().write_text(json.dumps(stored))
+    try:
+        price = find_price("gpt-4o")
+    finally:
+        pricing.find_price.cache_clear()
+    assert price.own == pricing.NO_OWN and price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
