@@ -136,7 +136,13 @@ def main() -> None:
             with export_tab:
                 config = config_io.current_config(specs, settings, pricing, facts)
                 config_io.downloads(config, csv_text(replayed.turns), session.name)
-                config_io.framework_export(config)
+                config_io.framework_export(
+                    config,
+                    session,
+                    lambda stack: (
+                        cache.replayed(session, stack, settings, pricing, summarizer_panel.api_key()).totals
+                    ),
+                )
 
     with summarizer_box:
         summarizer_panel.cache_figures()

@@ -31,7 +31,7 @@ from playground.engine.replay import ReplayResult, replay
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.engine.validity import check_request
-from playground.export import TARGETS
+from playground.export import TARGETS, export
 from playground.formats import contexts_file, read_path
 from playground.limits import LimitError, limits_table
 from playground.measures.must_keep import MustKeepError
@@ -174,6 +174,11 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("--to", required=True, choices=list(TARGETS), help="the framework to write for")
     exp.add_argument("--preset", action="store_true", help="CONFIG names a built-in preset")
     exp.add_argument("-o", "--output", help="write to this file (default: stdout)")
+    exp.add_argument(
+        "--session",
+        metavar="FILE",
+        help="replay your stack and the exported one on this transcript and say both figures",
+    )
     add_compare_commands(commands)
     add_corpus_command(commands)
     return parser
@@ -240,16 +245,30 @@ def _presets() -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    """The nearest stack the target expresses, each change said; with ``--session``, both
+    stacks replayed on it and their figures said, so the user knows what the file costs."""
     config = preset_config(args.config) if args.preset else load_config(args.config)
-    from playground.export import export
+    from playground.analyses.export_check import export_check
+    from playground.export.nearest import nearest_stack
 
-    result = export(config.stack, config.settings, args.to)
+    if args.session:
+        session = pick_session(read_path(args.session), None, args.session)
+        check = export_check(
+            session, config.stack, config.settings_for(session), args.to, config.pricing, config.must_keep
+        )
+        result = check.export
+    else:
+        result = export(nearest_stack(config.stack, config.settings, args.to).stack, config.settings, args.to)
     if args.output:
         write_whole(args.output, lambda out: out.write(result.text))
     else:
         sys.stdout.write(result.text)
-    for line in result.unexpressible:  # the list the output opens with (if it can), where a person sees it
-        print(f"playground: not expressible in {args.to}: {visible(str(line))}", file=sys.stderr)
+    # the changes made to fit the target, and what it cannot express: the list the output
+    # opens with (if it can), where a person sees it
+    for line in result.unexpressible:
+        print(f"playground: {args.to}: {visible(str(line))}", file=sys.stderr)
+    if args.session:
+        print(f"playground: on {visible(session.name)}: {check.line()}", file=sys.stderr)
     return 0
 
 

@@ -152,7 +152,7 @@ def codex(specs: list[PolicySpec], settings: Any) -> Export:
         "# Written for openai/codex codex-rs (compact.rs at 0100b10, openai_models.rs at 0d4367d). Names no key.",
     ]
     if missing:
-        lines.append(f"# Not expressible in {CODEX} (left out, nothing approximated):")
+        lines.append(f"# Not expressible in {CODEX} as it is (replaced by its nearest, or left out):")
         lines += [f"# - {visible(str(m))}" for m in missing]
     else:
         lines.append(f"# Every policy of the stack is expressed exactly in {CODEX}.")

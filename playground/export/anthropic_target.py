@@ -1,5 +1,6 @@
-"""The Anthropic Messages API: ``context_management`` JSON with the beta headers it needs,
-and its reading back into a stack (an Anthropic export is structured, so it round-trips)."""
+"""The Anthropic Messages API: a request body's ``context_management`` with the ``betas`` it
+needs (the SDK's parameter for the beta header), and its reading back into a stack (an
+Anthropic export is structured, so it round-trips)."""
 
 from __future__ import annotations
 
@@ -77,18 +78,15 @@ def anthropic(specs: list[PolicySpec], settings: Any) -> Export:
     )
     edits.sort(key=lambda e: e["type"] != "clear_thinking_20251015")  # the API wants it listed first
     betas = sorted({BETAS[e["type"]] for e in edits})
-    document = {
-        "_comment": [
-            "A context-policy stack exported by the Context Policy Playground for the Anthropic Messages API.",
-            f"Written for {VERSION}. Send context_management with the request and the anthropic-beta header(s) below.",
-            "Names no key.",
-        ],
-        "not_expressible": [str(m) for m in missing],
-        "anthropic-beta": ",".join(betas),
-        "context_management": {"edits": edits},
-    }
+    # a body the SDK sends as it is: client.beta.messages.create(model=..., messages=...,
+    # max_tokens=..., **body); ``betas`` is the SDK's own parameter for the beta header.
+    # What the API cannot express is said beside the file, never inside the request.
+    document: dict[str, Any] = {"betas": betas} if betas else {}
+    document["context_management"] = {"edits": edits}
     text = json_text(document)
-    return Export("anthropic", text, "context_management_anthropic.json", "json", tuple(missing))
+    return Export(
+        "anthropic", text, "context_management_anthropic.json", "json", tuple(missing), notes_in_file=False
+    )
 
 
 def read_anthropic(text: str) -> list[PolicySpec]:

@@ -27,6 +27,15 @@ class Unexpressible:
         return f"{self.policy}: {self.reason}"
 
 
+class Stack(list):
+    """A stack made to fit a target, with each change made to reach it (``Unexpressible``
+    lines): every target lists them first, where it lists what it cannot express."""
+
+    def __init__(self, specs: list[PolicySpec], changes: list[Unexpressible]) -> None:
+        super().__init__(specs)
+        self.changes = tuple(changes)
+
+
 @dataclass(frozen=True)
 class Export:
     target: str
@@ -58,7 +67,7 @@ def translate(
     missing) -> part or None``); every other entry becomes a header line, with the
     ``advice`` for it (else ``fallback``)."""
     out: list[Any] = []
-    missing: list[Unexpressible] = []
+    missing: list[Unexpressible] = list(getattr(specs, "changes", ()))  # a Stack's, said first
     for spec in specs:
         if not spec.enabled:
             missing.append(Unexpressible(spec.name, "disabled in the stack: not exported"))
@@ -67,7 +76,7 @@ def translate(
         if translator is None:
             hint = advice.get(spec.name, fallback)
             missing.append(
-                Unexpressible(spec.name, f"no {framework} equivalent" + (f": {hint}" if hint else ""))
+                Unexpressible(spec.name, f"no exact {framework} equivalent" + (f": {hint}" if hint else ""))
             )
             continue
         part = translator(spec, values(spec), missing)
@@ -89,7 +98,7 @@ def python_header(framework: str, version: str, lines: list[Unexpressible]) -> s
         f"# Written for {version}. Names no key: configure your model's credentials as you do today.",
     ]
     if lines:
-        out.append(f"# Not expressible in {framework} (left out, nothing approximated):")
+        out.append(f"# Not expressible in {framework} as it is (replaced by its nearest, or left out):")
         # visible: no value can end the comment (a newline, U+2028) or the file's encoding
         out += [f"# - {visible(str(line))}" for line in lines]
     else:

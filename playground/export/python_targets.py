@@ -154,9 +154,9 @@ def _langchain_context_editing(
 
 LANGCHAIN_ADVICE = {
     "ToolOutputClipPolicy": "clip in your tool wrapper",
-    "ToolEvictionPolicy": "ContextEditingMiddleware's ClearToolUsesEdit clears old results per request (ClearToolUsesPolicy, flavour langchain)",
+    "ToolEvictionPolicy": "its nearest is ContextEditingMiddleware's ClearToolUsesEdit, which clears old results in each request (ClearToolUsesPolicy, flavour langchain)",
     "SlidingWindowPolicy": "trim the messages in a before_model middleware",
-    "CompactionPolicy": "SummarizationMiddleware (LangChainSummarizationPolicy) is LangChain's",
+    "CompactionPolicy": "its nearest is SummarizationMiddleware (LangChainSummarizationPolicy)",
 }
 
 

@@ -13,6 +13,7 @@ requests from elsewhere.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress, count
@@ -33,26 +34,56 @@ class CacheRule:
     breakpoints: bool  # hits only at an earlier request's end (Anthropic); else any prefix
     ttl_seconds: float  # idle time after which the cache is gone
     write_1h: bool = False  # Anthropic's one-hour cache, written at 2x instead of 1.25x
+    lookback_blocks: int = 0  # a breakpoint finds an earlier entry at most this many blocks back (0: any)
 
 
-# OpenAI, platform docs "Prompt caching": automatic from 1,024 tokens, hits in 128-token
-# steps, ~5-10 minutes idle (up to an hour); writes free before GPT-5.6.
-OPENAI = CacheRule("openai", "OpenAI automatic", 1024, 128, False, False, 300.0)
-# Anthropic, docs "Prompt caching": a cache_control breakpoint at the end of each request (what
-# agent frameworks and Claude Code set), hits only at an earlier breakpoint, TTL 5 minutes
+# Each rule below was checked in its provider's documentation in December 2026.
+#
+# OpenAI, API docs "Prompt caching": automatic from 1,024 tokens, hits in 128-token steps.
+# Retention: "in_memory" is cleared after 5-10 minutes idle (gpt-4o, the o-series); extended
+# retention ("24h", up to 24 hours) is the default for the models that offer it (GPT-5 and
+# later, GPT-4.1) outside zero-data-retention organisations, and the only one from GPT-5.5 on.
+# "Cache writes have no additional fee on models before the GPT-5.6 family. For GPT-5.6 models
+# and later model families, cache writes cost 1.25x the uncached input token rate" (the price
+# of a write comes from genai-prices' cache_write figure).
+OPENAI = CacheRule("openai", "OpenAI automatic, in-memory", 1024, 128, False, False, 300.0)
+OPENAI_24H = replace(OPENAI, label="OpenAI automatic, 24-hour retention", ttl_seconds=86_400.0)
+OPENAI_WRITES = replace(OPENAI_24H, label="OpenAI GPT-5.6+, 24-hour retention, writes billed", writes=True)
+OPENAI_24H_MODELS = ("gpt-5", "gpt-4.1")  # extended retention by default (ZDR organisations aside)
+# Anthropic, docs "Prompt caching": automatic caching (one cache_control at the top of the
+# request) puts the breakpoint on the last cacheable block and moves it forward as the
+# conversation grows, as agent frameworks and Claude Code do by hand: a breakpoint at the end
+# of each request. A hit is found only at an earlier breakpoint, and "the system checks for
+# cache hits at ... block boundaries, up to 20 blocks before" the breakpoint: a request that
+# adds more than 20 content blocks after the last cached entry misses it. TTL 5 minutes,
 # refreshed on a hit (1 hour at 2x write); writes 1.25x, reads 0.1x (prices from genai-prices).
-ANTHROPIC = CacheRule("anthropic", "Anthropic, 5-minute cache", 1024, 1, True, True, 300.0)
-ANTHROPIC_1H = CacheRule("anthropic-1h", "Anthropic, 1-hour cache", 1024, 1, True, True, 3600.0, True)
+ANTHROPIC = CacheRule(
+    "anthropic", "Anthropic, 5-minute cache", 1024, 1, True, True, 300.0, lookback_blocks=20
+)
+ANTHROPIC_1H = replace(
+    ANTHROPIC, name="anthropic-1h", label="Anthropic, 1-hour cache", ttl_seconds=3600.0, write_1h=True
+)
 # Google, Gemini API docs "Context caching": implicit caching on 2.5 and later, no write
 # charge, minimum 1,024 tokens (Flash) / 4,096 (Pro); no TTL is promised, an hour assumed.
 GOOGLE = CacheRule("google", "Google implicit", 1024, 1, False, False, 3600.0)
 # DeepSeek, API docs "Context caching": on by default, stored in 64-token units; a prefix
 # shorter than one unit is not cached; no write charge; kept "hours to days", an hour assumed.
 DEEPSEEK = CacheRule("deepseek", "DeepSeek, 64-token blocks", 64, 64, False, False, 3600.0)
+# xAI, docs "Prompt Caching" (and "Usage & Pricing"): automatic on every request, any prefix,
+# no write charge, cached input billed at its own price (0.25x input for the Grok 4 models,
+# from genai-prices); entries may be evicted at any time and no lifetime or minimum is stated:
+# five minutes idle assumed, and best effort (the share a session records is applied).
+XAI = CacheRule("xai", "xAI automatic", 1, 1, False, False, 300.0)
 NONE = CacheRule("none", "No caching", 0, 1, False, False, 0.0)
 
-RULES = {rule.name: rule for rule in (OPENAI, ANTHROPIC, ANTHROPIC_1H, GOOGLE, DEEPSEEK, NONE)}
-PROVIDER_RULES = {"openai": OPENAI, "anthropic": ANTHROPIC, "google": GOOGLE, "deepseek": DEEPSEEK}
+RULES = {rule.name: rule for rule in (OPENAI, ANTHROPIC, ANTHROPIC_1H, GOOGLE, DEEPSEEK, XAI, NONE)}
+PROVIDER_RULES = {
+    "openai": OPENAI,
+    "anthropic": ANTHROPIC,
+    "google": GOOGLE,
+    "deepseek": DEEPSEEK,
+    "x-ai": XAI,
+}
 
 # Anthropic's minimum cacheable prompt per model (docs "Prompt caching", "Cache limitations");
 # below it a request is silently uncached. Matched by the start of the model id.
@@ -72,7 +103,8 @@ GOOGLE_PRO_MINIMUM = 4096
 
 def rule_for(name: str, model: str = "") -> CacheRule:
     """The rule named ``name`` (``openai``, ``anthropic``, ``anthropic-1h``, ``google``,
-    ``deepseek``, ``none``), with the minimum length of ``model`` where it has its own."""
+    ``deepseek``, ``xai``, ``none``) as it applies to ``model``: its own minimum length, and
+    at OpenAI its retention and whether writes are billed."""
     if name not in RULES:
         raise ValueError(f"unknown cache rule {name[:40]!r}; known: {', '.join(RULES)}")
     rule = RULES[name]
@@ -81,11 +113,40 @@ def rule_for(name: str, model: str = "") -> CacheRule:
         return _with_minimum(rule, minimum)
     if rule is GOOGLE and "pro" in model:
         return _with_minimum(rule, GOOGLE_PRO_MINIMUM)
+    if rule is OPENAI:
+        return _openai_rule(model)
     return rule
+
+
+def _openai_rule(model: str) -> CacheRule:
+    family = _gpt_version(model)
+    if family is not None and family >= (5, 6):
+        return OPENAI_WRITES
+    if model.startswith(OPENAI_24H_MODELS):
+        return OPENAI_24H
+    return OPENAI
+
+
+def _gpt_version(model: str) -> tuple[int, int] | None:
+    """(5, 6) of ``gpt-5.6-sol``; None for a model not named gpt-N[.M]."""
+    match = re.match(r"gpt-(\d+)(?:\.(\d+))?", model)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2) or 0)
 
 
 def _with_minimum(rule: CacheRule, minimum: int) -> CacheRule:
     return replace(rule, min_tokens=minimum)
+
+
+def content_blocks(message: Message) -> int:
+    """The content blocks a message takes at Anthropic (what the 20-block lookback counts):
+    its thinking, its text, and one per tool call; a tool result is one."""
+    if message.is_tool_result:
+        return 1
+    return (
+        bool(message.thinking) + (bool(message.content) or not message.tool_calls) + len(message.tool_calls)
+    )
 
 
 # a request as what it keeps of the previous one: (messages kept in place, messages after them)
@@ -136,7 +197,7 @@ def cache_turns(
     messages after them. The prefix it may find cached is what it shares with the previous
     request followed by that request's reply (``replies``, one per request) where the rule
     caches any prefix; at Anthropic only at an earlier request's end, where its breakpoint
-    was. Every request opens with ``tools`` tokens of tool definitions (providers put them
+    was, and no more than ``lookback_blocks`` content blocks before this request's end. Every request opens with ``tools`` tokens of tool definitions (providers put them
     first, so they are always shared) and ends with ``priming`` tokens that open the reply
     (never shared). Work per request is proportional to what changed.
 
@@ -150,6 +211,8 @@ def cache_turns(
     out: list[CacheTurn] = []
     # prefix[k]: tokens of tools + the previous request's first k messages (then its reply)
     prefix: list[int] = [tools]
+    lookback = rule.lookback_blocks if rule.breakpoints else 0
+    blocks: list[int] = [0]  # with a lookback: content blocks of the previous request's first k messages
     length = 0  # messages in the previous request
     entries: list[int] = []  # Anthropic: message counts at which an earlier request ended, cached
     last_time: float | None = None
@@ -170,6 +233,10 @@ def cache_turns(
         del prefix[shared + 1 :]  # what follows the shared part is this request's own
         for message in tail[shared - kept :]:
             prefix.append(prefix[-1] + tokens(message))
+        if lookback:
+            del blocks[shared + 1 :]
+            for message in tail[shared - kept :]:
+                blocks.append(blocks[-1] + content_blocks(message))
         length = kept + len(tail)
         total = prefix[length] + priming
         cacheable = rule.name != "none" and total >= rule.min_tokens
@@ -180,7 +247,8 @@ def cache_turns(
             if rule.breakpoints:
                 while entries and entries[-1] > shared:  # ascending: drop those past the break
                     entries.pop()
-                read = prefix[entries[-1]] if entries else 0
+                found = entries and (not lookback or blocks[length] - blocks[entries[-1]] <= lookback)
+                read = prefix[entries[-1]] if found else 0
             else:
                 read = prefix[shared]
             read = read // rule.block * rule.block

@@ -24,7 +24,7 @@ from playground.cache_dir import default_cache_dir
 from playground.money.caching import PROVIDER_RULES, CacheRule, CacheTurn, rule_for
 
 # the providers whose cache rule we know, as genai-prices names them
-PROVIDERS = ("openai", "anthropic", "google", "deepseek")
+PROVIDERS = ("openai", "anthropic", "google", "deepseek", "x-ai")
 _STORING = threading.Lock()  # one writer of the price file at a time in this process
 Rates = tuple[float, float, float, float]  # dollars per token: uncached input, cache read, write, output
 # a user's own prices, dollars per million tokens, in the order of Rates (None: genai-prices')

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from playground.analyses.export_check import export_check, figures_said
 from playground.engine.replay import Settings
-from playground.export import TARGETS, ExportError, export
+from playground.engine.session import Session
+from playground.export import TARGETS, ExportError
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.money.pricing import PRICE_PARTS
@@ -129,8 +133,12 @@ def downloads(config: Config, turns_csv: str, session_name: str) -> None:
     st.code(config.to_yaml(), language="yaml")
 
 
-def framework_export(config: Config) -> None:
-    """The stack as a framework's code or config: what it cannot express is listed first."""
+def framework_export(
+    config: Config, session: Session, figures: Callable[[list[PolicySpec]], Mapping]
+) -> None:
+    """The stack as a framework's code or config. What the framework cannot express is
+    replaced by its nearest policy (or left out), said, and replayed beside the user's stack
+    so the two figures show what the approximation costs before the download."""
     st.subheader("Take it to your framework")
     target = state.lasting(
         st.selectbox,
@@ -140,16 +148,26 @@ def framework_export(config: Config) -> None:
         key="export_target",
     )
     try:
-        result = export(config.stack, config.settings, target)
+        with st.spinner("Replaying the stack the framework can express…"):
+            check = export_check(session, config.stack, config.settings, target, figures=figures)
     except ExportError as error:
         st.error(f"Cannot export this stack: {escape_markdown(str(error))}")
         return
-    if result.unexpressible:
+    result = check.export
+    if result.unexpressible:  # the changes made to fit, then what it cannot express
         lines = "\n".join(f"- {escape_markdown(str(line))}" for line in result.unexpressible)
-        where = "listed at its top" if result.notes_in_file else "the file holds only keys the agent reads"
-        st.warning(f"Not expressible in {TARGETS[target][0]}, left out of the file ({where}):\n\n{lines}")
+        where = "listed at its top" if result.notes_in_file else "said here: the file holds only what is sent"
+        st.warning(f"Not expressible in {TARGETS[target][0]} as it is ({where}):\n\n{lines}")
     else:
-        st.success("Every policy of the stack is expressed exactly.")
+        st.success("Every policy of the stack is expressed exactly: the file replays as your stack does.")
+    if not check.nearest.exact:
+        cols = st.columns(2)
+        for col, label, figures_of in (
+            (cols[0], "Your stack", check.yours),
+            (cols[1], "Exported stack", check.exported),
+        ):
+            col.metric(label, figures_said(figures_of), border=True)
+        st.caption(f"Both replayed on {escape_markdown(session.name)}: {escape_markdown(check.line())}.")
     st.download_button(
         f"Download {result.filename}",
         result.text,

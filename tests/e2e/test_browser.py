@@ -400,7 +400,7 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
     _choose(page, "Framework", "LangChain v1 middleware (Python)")
     name = "ToolOutputClipPolicy"
     warning = page.get_by_test_id("stAlert").filter(has_text="Not expressible in LangChain")
-    expect(warning).to_contain_text(f"{name}: no LangChain equivalent")  # shown before the download
+    expect(warning).to_contain_text(f"{name}: no exact LangChain equivalent")  # shown before the download
     with page.expect_download() as download:
         page.get_by_test_id("stDownloadButton").filter(has_text="middleware_langchain.py").click()
     path = tmp_path / "middleware_langchain.py"
@@ -410,7 +410,7 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
         "# A context-policy stack exported by the Context Policy Playground for LangChain v1."
     )
     assert "# Written for langchain==1.5.2" in text
-    assert f"# - {name}: no LangChain equivalent" in text
+    assert f"# - {name}: no exact LangChain equivalent" in text
     middleware = text.split("middleware = [\n", 1)[1].split("\n]\n", 1)[0]
     assert (
         middleware.strip().startswith("SummarizationMiddleware(") and 'trigger=("tokens", 4000)' in middleware

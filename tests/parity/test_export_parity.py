@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import typing
 
@@ -152,5 +153,9 @@ def test_the_anthropic_json_validates_against_the_sdks_types(stack):
         assert edit.validate_python(item) == item
     known = set(typing.get_args(typing.get_args(AnthropicBetaParam)[1]))
     assert "context-management-2025-06-27" in known
-    for beta in filter(None, document["anthropic-beta"].split(",")):
+    for beta in document.get("betas", []):
         assert beta in known
+    # a body the SDK sends as it is: every key is a parameter of beta.messages.create
+    from anthropic.resources.beta.messages import Messages
+
+    assert set(document) <= set(inspect.signature(Messages.create).parameters)

@@ -46,7 +46,7 @@ def test_a_stack_without_claude_code_s_auto_compact_turns_it_off_and_lists_the_r
     assert json.loads(result.text) == {"autoCompactEnabled": False}
     names = [line.split(":")[0] for line in listed(result)]
     assert names == [s.name for s in DEFAULT_STACK] + ["ClaudeCodeMicrocompactPolicy"]
-    assert all("no Claude Code equivalent" in line for line in listed(result)[: len(DEFAULT_STACK)])
+    assert all("no exact Claude Code equivalent" in line for line in listed(result)[: len(DEFAULT_STACK)])
 
 
 def test_claude_code_summary_prompt_is_listed_not_written():

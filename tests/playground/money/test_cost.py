@@ -20,7 +20,7 @@ from playground.money.pricing import find_price
 from playground.stacks.config import parse_config
 from playground.stacks.presets import PRESETS
 from policies import PolicySpec
-from policies.messages import Message
+from policies.messages import Message, ToolCall
 
 CLAUDE = Settings(model="claude-sonnet-4-5", context_window=200_000)
 
@@ -381,3 +381,55 @@ def test_a_stored_price_with_prices_of_a_user_is_not_believed(tmp_path, monkeypa
     finally:
         pricing.find_price.cache_clear()
     assert price.own == pricing.NO_OWN and price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+
+
+def test_openai_bills_writes_from_gpt_5_6_and_keeps_a_24_hour_cache_where_it_offers_one():
+    """OpenAI's "Prompt caching" docs, late 2026: writes at 1.25x input from the GPT-5.6 family;
+    extended (24 h) retention the default for GPT-5 and GPT-4.1; gpt-4o's in-memory cache."""
+    assert (rule_for("openai", "gpt-4o").ttl_seconds, rule_for("openai", "gpt-4o").writes) == (300.0, False)
+    assert (rule_for("openai", "gpt-5.5").ttl_seconds, rule_for("openai", "gpt-5.5").writes) == (
+        86_400.0,
+        False,
+    )
+    assert rule_for("openai", "gpt-4.1-mini").ttl_seconds == 86_400.0
+    for model in ("gpt-5.6-sol", "gpt-5.10", "gpt-6"):
+        assert rule_for("openai", model).writes and rule_for("openai", model).ttl_seconds == 86_400.0, model
+    m = messages(30)
+    turns = split([m[:20], m[:30]], "openai", model="gpt-5.6-sol", times=[0.0, 3600.0])  # an hour idle
+    assert [(t.read, t.write) for t in turns] == [(0, 2000), (1920, 1080)]  # still warm; the rest written
+    price, rule = Pricing().resolve("gpt-5.6")
+    assert rule.writes and price.cost(1_000_000, 0, 1_000_000, 0, False) == pytest.approx(
+        1.25 * price.cost(1_000_000, 0, 0, 0, False)
+    )
+
+
+def test_anthropic_finds_an_earlier_breakpoint_at_most_20_blocks_back():
+    m = messages(60)
+    near = split([m[:20], m[:40]], "anthropic")  # 20 blocks since the entry at 20
+    far = split([m[:20], m[:41]], "anthropic")  # 21: the lookback does not reach it
+    assert (near[1].read, near[1].write) == (2000, 2000)
+    assert (far[1].read, far[1].write) == (0, 4100)
+    # a call with its tool uses counts a block each
+    calls = Message("assistant", "", tool_calls=tuple(ToolCall(f"c{i}", "read") for i in range(12)))
+    results = [Message("tool", "out", tool_call_ids=(f"c{i}",)) for i in range(12)]
+    wide = split([m[:20], [*m[:20], calls, *results]], "anthropic")
+    assert wide[1].read == 0  # 12 + 12 blocks after the entry
+
+
+@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-opus-4-5", "claude-opus-4-6"])
+def test_anthropic_s_4096_token_minimum_models(model):
+    assert rule_for("anthropic", model).min_tokens == 4096
+    m = messages(40)
+    turns = split([m[:40], m[:40]], "anthropic", model=model)  # 4,000 tokens: under the minimum
+    assert all(t.read == t.write == 0 for t in turns)
+
+
+def test_xai_caches_any_prefix_without_a_write_charge_and_reads_at_its_cached_price():
+    price, rule = Pricing().resolve("grok-4.6")
+    assert rule.name == "xai" and not rule.writes and not rule.breakpoints
+    m = messages(30)
+    turns = split([m[:20], m[:30]], "xai")
+    assert [(t.read, t.write) for t in turns] == [(0, 0), (2000, 0)]
+    assert price.cost(1_000_000, 1_000_000, 0, 0, False) == pytest.approx(
+        0.25 * price.cost(1_000_000, 0, 0, 0, False)
+    )

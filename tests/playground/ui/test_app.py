@@ -719,7 +719,7 @@ def test_a_config_with_code_in_its_text_exports_it_as_a_literal_and_every_tab_dr
         assert not at.exception, name
     at.selectbox(key="export_target").set_value("langchain").run()
     shown = "\n".join(code.value for code in at.code)
-    assert "Not expressible in LangChain" in shown and "middleware = []" in shown
+    assert "Not expressible in LangChain" in shown and "middleware = []" in shown  # its nearest: the same
     assert "import os" not in [line.strip() for line in shown.splitlines()]
     surrogate = config.replace("\\u2028b", "\\ud800")
     at.file_uploader(key="config_upload").set_value(
