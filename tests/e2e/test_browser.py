@@ -400,7 +400,7 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
     _choose(page, "Framework", "LangChain v1 middleware (Python)")
     name = "ToolOutputClipPolicy"
     warning = page.get_by_test_id("stAlert").filter(has_text="Not expressible in LangChain")
-    expect(warning).to_contain_text(f"{name}: no exact LangChain equivalent")  # shown before the download
+    expect(warning).to_contain_text(f"{name}: left out (nothing in langchain does it)")  # before the download
     with page.expect_download() as download:
         page.get_by_test_id("stDownloadButton").filter(has_text="middleware_langchain.py").click()
     path = tmp_path / "middleware_langchain.py"
@@ -410,7 +410,7 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
         "# A context-policy stack exported by the Context Policy Playground for LangChain v1."
     )
     assert "# Written for langchain==1.5.2" in text
-    assert f"# - {name}: no exact LangChain equivalent" in text
+    assert f"# - {name}: left out (nothing in langchain does it)" in text
     middleware = text.split("middleware = [\n", 1)[1].split("\n]\n", 1)[0]
     assert (
         middleware.strip().startswith("SummarizationMiddleware(") and 'trigger=("tokens", 4000)' in middleware
@@ -661,3 +661,91 @@ def test_a_refresh_keeps_the_stack_and_its_address_opens_it_in_another_browser(p
     other.goto(address)  # a link sent to someone else
     assert any("SlidingWindowPolicy" in e for e in stack_of(other))
     other.context.close()
+
+
+COMPACTING = (
+    "model: claude-sonnet-4-5\ncontext_window: 200000\n"
+    "stack: [ToolOutputClipPolicy: {max_chars: 8000}, ToolEvictionPolicy: {keep_last_n: 5},"
+    " CompactionPolicy: {max_input_tokens: 20000}]"
+)
+
+
+def _dollars_in(text: str, before: str) -> float:
+    """The dollar figure that follows ``before`` in the headline's text."""
+    match = re.search(re.escape(before) + r" \$([0-9,]+\.[0-9]+)", text)
+    assert match, f"no dollar figure after {before!r} in {text!r}"
+    return float(match.group(1).replace(",", ""))
+
+
+def test_the_red_headline_adds_up_and_side_by_side_names_the_compaction_that_broke_the_cache(page):
+    """Issue 33, 4: the reason's dollars add up to the difference the headline states, and at a
+    compaction turn the break names the compaction, not only the eviction before it."""
+    from playground.stacks.config import address_of
+
+    page.goto(page.url.split("?")[0] + "?stack=" + address_of(parse_config(COMPACTING)))
+    page.get_by_text("Peak context", exact=True).wait_for()
+    upload(page, "Upload transcripts", REAL)
+    figures = replay_figures(REAL, COMPACTING)
+    assert figures["saved_usd"] < 0 and figures["compactions"] > 0
+    headline = (
+        page.get_by_test_id("stMarkdownContainer")
+        .filter(has_text="This stack costs")
+        .filter(has_text="cache breaks on")
+    )
+    expect(headline).to_be_visible()
+    text = headline.inner_text()
+    more = _dollars_in(text, "This stack costs")
+    breaks = _dollars_in(text, "turns cost")
+    before = re.search(r"before the first break it (saved|cost) \$([0-9.,]+)", text)
+    signed = 0.0 if before is None else float(before.group(2)) * (-1 if before.group(1) == "saved" else 1)
+    assert abs(breaks + signed - more) <= 0.015  # the shown figures, each rounded to the cent
+    assert abs(figures["cache_break_cost_usd"] + figures["before_breaks_usd"] + figures["saved_usd"]) < 0.01
+
+    page.get_by_role("tab", name="Side by side").click()
+    idle(page)
+    _choose(page, "Step to", "compaction")
+    page.get_by_role("button", name="next ▶").click()
+    idle(page)
+    frame = replay_frame(REAL, COMPACTING)
+    compacted = int(frame.loc[frame["compactions"] > 0, "turn"].iloc[0])
+    expect(page.get_by_text(f"Turn {compacted}: the request before recorded reply")).to_be_visible()
+    line = page.locator(".cache-break")
+    expect(line).to_contain_text("CompactionPolicy (compact)")
+
+
+def test_the_export_of_the_default_stack_is_its_nearest_with_both_figures_before_the_download(page, tmp_path):
+    """Issue 33, 7: LangChain gets middleware, not an empty list, and the page says what the
+    approximation costs on the session before the download; the Anthropic file is a body."""
+    page.get_by_role("tab", name="Export").click()
+    idle(page)
+    _choose(page, "Framework", "LangChain v1 middleware (Python)")
+    idle(page)
+    warning = page.get_by_test_id("stAlert").filter(has_text="Not expressible in LangChain")
+    expect(warning).to_contain_text("ToolEvictionPolicy: replaced by ClearToolUsesPolicy")
+    expect(warning).to_contain_text("CompactionPolicy: replaced by LangChainSummarizationPolicy")
+    yours = page.get_by_test_id("stMetric").filter(has_text="Your stack")
+    exported = page.get_by_test_id("stMetric").filter(has_text="Exported stack")
+    expect(yours).to_contain_text("lost")
+    expect(exported).to_contain_text("lost")
+    expect(page.get_by_text("exported stack: ", exact=False).first).to_be_visible()
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="middleware_langchain.py").click()
+    path = tmp_path / "middleware_langchain.py"
+    download.value.save_as(path)
+    text = path.read_text()
+    assert "ClearToolUsesEdit(" in text and "SummarizationMiddleware(" in text
+    assert "middleware = []" not in text
+    compile(text, str(path), "exec")
+
+    _choose(page, "Framework", "Anthropic Messages API context_management (JSON)")
+    idle(page)
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="context_management_anthropic.json").click()
+    path = tmp_path / "context_management_anthropic.json"
+    download.value.save_as(path)
+    body = json.loads(path.read_text())
+    assert set(body) == {"betas", "context_management"}  # a body the SDK sends: no notes inside
+    assert [e["type"] for e in body["context_management"]["edits"]] == [
+        "clear_tool_uses_20250919",
+        "compact_20260112",
+    ]
