@@ -26,6 +26,7 @@ from playground.cli.common import (
     with_prices,
     write_whole,
 )
+from playground.cli.recommend import add_command as add_recommend_command
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.replay import ReplayResult, replay
 from playground.engine.session import Session, TranscriptError
@@ -181,6 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_compare_commands(commands)
     add_corpus_command(commands)
+    add_recommend_command(commands)
     return parser
 
 
@@ -203,6 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sweep_command(args)
         if args.command == "corpus":
             return run_corpus_command(args)
+        if args.command == "recommend":
+            from playground.cli.recommend import run_recommend
+
+            return run_recommend(args)
         return _bench(args)
     except _user_errors() as error:
         print(f"playground: {visible(str(error))}", file=sys.stderr)
@@ -218,6 +224,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     """The errors a command reports in a line of its own, never as a traceback: evaluated when
     one is raised, so the modules only some commands use are not loaded to start."""
     from playground.analyses.corpus import CorpusError
+    from playground.analyses.recommend import RecommendError
     from playground.analyses.sweep import SweepError
     from playground.export import ExportError
 
@@ -232,6 +239,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
         ExportError,
         SweepError,
         CorpusError,
+        RecommendError,
     )
 
 

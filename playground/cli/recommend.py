@@ -1,0 +1,174 @@
+"""`playground recommend`: the cheapest stack that loses nothing the user cares about."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from playground.analyses.recommend import ANY, DEFAULT_TRIALS, PRESET, Budget, Recommendation, Tried, money
+from playground.analyses.sweep import default_workers
+from playground.cli.common import UsageError, add_price_argument, with_prices, write_whole
+from playground.stacks.config import Config
+from playground.stacks.presets import FRAMEWORK_PRESETS
+from policies.base import visible
+
+
+def add_command(commands: Any) -> None:
+    rec = commands.add_parser(
+        "recommend", help="search for the cheapest stack within a budget of facts lost, on your sessions"
+    )
+    rec.add_argument("paths", nargs="+", metavar="PATH", help="transcripts, folders of them, or zip archives")
+    rec.add_argument("--model", help="model (tokenizer, prices); default: each session's recorded one")
+    rec.add_argument(
+        "--max-facts-lost", type=int, default=0, metavar="N", help="facts a stack may lose (default 0)"
+    )
+    rec.add_argument(
+        "--must-keep",
+        action="append",
+        default=[],
+        metavar="FACT",
+        help="a fact no recommended stack may lose (text, or /regex/); repeat for more",
+    )
+    rec.add_argument("--max-refetches", type=int, metavar="N", help="re-fetches a stack may cause")
+    rec.add_argument(
+        "--framework",
+        default=ANY,
+        choices=[ANY, *FRAMEWORK_PRESETS],
+        help="search only this framework's policies, so the answer exports cleanly (default: any)",
+    )
+    rec.add_argument(
+        "--trials", type=int, default=DEFAULT_TRIALS, help=f"stacks to propose (default {DEFAULT_TRIALS})"
+    )
+    rec.add_argument("--seed", type=int, default=0, help="the sampler's seed: a seed gives the same answer")
+    rec.add_argument(
+        "--workers", type=int, default=default_workers(), help="worker processes (default: the cores)"
+    )
+    rec.add_argument("--resume", action="store_true", help="extend the kept study of the same search")
+    add_price_argument(rec)
+    rec.add_argument("-o", "--output", metavar="BEST.yaml", help="write the recommended stack as a config")
+    rec.add_argument("--json", metavar="OUT", help="write every stack tried with its figures as JSON")
+
+
+def run_recommend(args: argparse.Namespace) -> int:
+    from playground.analyses.corpus import sources
+    from playground.analyses.recommend import recommend
+    from playground.formats import read_bytes
+    from playground.measures.must_keep import MustKeepError
+    from playground.measures.must_keep import parse as parse_must_keep
+
+    missing = [path for path in args.paths if not os.path.lexists(path)]
+    if missing:
+        raise UsageError("no such file or directory: " + ", ".join(visible(p) for p in missing))
+    if args.max_facts_lost < 0 or (args.max_refetches is not None and args.max_refetches < 0):
+        raise UsageError("--max-facts-lost and --max-refetches must be 0 or more")
+    found, passed = sources(args.paths)
+    for label, reason in passed:
+        print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)
+    sessions = [s for source in found for s in read_bytes(source.read(), source.label)]
+    if not sessions:
+        raise UsageError("no transcripts found under " + ", ".join(args.paths))
+    config = Config()
+    if args.model:
+        config.name_model(args.model)
+    with_prices(config, args.price)
+    try:
+        must_keep = parse_must_keep(args.must_keep, "--must-keep") if args.must_keep else ()
+    except MustKeepError as error:
+        raise UsageError(str(error)) from None
+    budget = Budget(args.max_facts_lost, True, args.max_refetches)
+    tty = sys.stderr.isatty()
+
+    def progress(done: int, planned: int, best: Tried | None) -> None:
+        if tty:
+            print(f"\rplayground: {done}/{planned} stacks tried", end="", file=sys.stderr, flush=True)
+
+    answer = recommend(
+        sessions,
+        [config.settings_for(s) for s in sessions],
+        budget,
+        pricing=config.pricing,
+        must_keep=must_keep,
+        framework=args.framework,
+        trials=args.trials,
+        seed=args.seed,
+        workers=args.workers,
+        resume=args.resume,
+        progress=progress,
+    )
+    if tty:
+        print(file=sys.stderr)
+    print(report(answer, len(sessions)))
+    if args.output and answer.best is not None:
+        config.stack, config.must_keep = list(answer.best.stack), tuple(must_keep)
+        write_whole(args.output, lambda out: out.write(config.to_yaml()))
+    if args.json:
+        write_whole(args.json, lambda out: json.dump(as_data(answer), out, indent=1))
+    return 0
+
+
+def report(answer: Recommendation, sessions: int) -> str:
+    """The answer in words: the stack, its figures against the raw history, the recorded
+    calls and the best preset, and what each policy does for it."""
+    objective = answer.objective
+    presets = sum(t.kind == PRESET for t in answer.tried)
+    lines = [
+        f"searched {answer.trials} proposed stacks, the raw history and {presets} presets on {sessions} "
+        f"session(s) in {answer.seconds:.1f} s; budget: {answer.budget.said()}"
+    ]
+    best = answer.best
+    if best is None:
+        lines.append("no stack tried stays within the budget, not even the raw history: loosen it")
+        return "\n".join(lines)
+    if not best.stack:
+        lines.append("recommended: the raw history. No stack tried is cheaper within the budget.")
+    else:
+        lines.append(f"recommended ({best.origin}):")
+        lines += [f"  {i}. {spec.name} {json.dumps(spec.params)}" for i, spec in enumerate(best.stack, 1)]
+    preset = answer.best_preset
+    rows = [
+        ("recommended", best),
+        ("raw history", answer.raw),
+        (f"best preset: {preset.origin}" if preset else "best preset", preset),
+    ]
+    width = max(len(label) for label, _ in rows)
+    lines.append(f"  {'':{width}}  {'cost':>12}  facts lost")
+    for label, tried in rows:
+        if tried is None:
+            lines.append(f"  {label:{width}}  none within the budget")
+            continue
+        cost = money(tried.total(objective) or 0.0, objective)
+        lines.append(f"  {label:{width}}  {cost:>12}  {tried.total('distinct_facts_lost') or 0:,.0f}")
+    recorded = [s.get("recorded_cost_usd") for s in best.sessions]
+    if objective == "cost_usd" and recorded and all(r is not None for r in recorded):
+        lines.append(f"  as recorded (what the agent sent): {money(sum(recorded), objective)}")
+    lines += [f"  why: {line}" for line in answer.why()]
+    return "\n".join(lines)
+
+
+def as_data(answer: Recommendation) -> dict[str, Any]:
+    def tried(t: Tried) -> dict[str, Any]:
+        return {
+            "origin": t.origin,
+            "kind": t.kind,
+            "stack": [{s.name: s.params} for s in t.stack],
+            "feasible": t.feasible,
+            "error": t.error,
+            "cost": t.total(answer.objective),
+            "facts_lost": t.total("distinct_facts_lost"),
+            "sessions": [dict(s) for s in t.sessions],
+        }
+
+    best = answer.best
+    return {
+        "budget": answer.budget.said(),
+        "objective": answer.objective,
+        "seconds": answer.seconds,
+        "study": answer.study,
+        "best": None if best is None else tried(best),
+        "why": answer.why(),
+        "front": [tried(t) for t in answer.front()],
+        "tried": [tried(t) for t in answer.tried],
+    }

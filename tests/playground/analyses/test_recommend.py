@@ -1,0 +1,125 @@
+"""The recommender: the cheapest stack within the budget, checked by replaying the answer."""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import optuna
+import pytest
+
+from playground.analyses.recommend import Budget, RecommendError, policies_for, recommend, study_file
+from playground.cli.main import main
+from playground.engine.replay import Settings, replay
+from playground.export import export
+from playground.formats import read_path
+from playground.measures.metrics import totals, turn_table
+from playground.stacks.config import load_config
+from playground.stacks.presets import available_presets
+
+ROOT = Path(__file__).parents[3]
+SAMPLES = sorted(glob.glob(str(ROOT / "sample_sessions" / "*.json*")))
+REAL = ROOT / "tests" / "fixtures" / "msa_astropy12907.traj.json"
+SONNET = Settings(model="claude-sonnet-4-5", context_window=200_000)
+TRIALS = 12
+
+
+def figures(session, stack, settings=SONNET) -> dict:
+    return totals(turn_table(replay(session, list(stack), settings)))
+
+
+def within(figures: dict, budget: Budget) -> bool:
+    return all(v <= 0 for v in budget.excess(figures))
+
+
+def cheapest_preset(sessions, budget: Budget) -> tuple[str, float] | None:
+    """The cheapest preset within the budget on every session, replayed here on its own."""
+    best = None
+    for name, stack in available_presets().items():
+        runs = [figures(s, stack) for s in sessions]
+        if all(within(f, budget) for f in runs):
+            cost = sum(f["cost_usd"] for f in runs)
+            best = min(best or (name, cost), (name, cost), key=lambda p: p[1])
+    return best
+
+
+def sessions_of(path: str | Path):
+    return [pytest.param(s, id=f"{Path(path).name}:{s.name}"[:60]) for s in read_path(path)]
+
+
+ALL = [p for path in [*SAMPLES, REAL] for p in sessions_of(path)]
+
+
+@pytest.mark.parametrize("session", ALL)
+def test_the_answer_meets_the_budget_and_costs_no_more_than_the_cheapest_preset_that_does(session):
+    presets = [figures(session, stack) for stack in available_presets().values()]
+    valid = [f for f in presets if not f["turns_with_violations"] and not f["turns_over_window"]]
+    budget = Budget(max_facts_lost=int(min(f["distinct_facts_lost"] for f in valid)))
+    answer = recommend([session], [SONNET], budget, trials=TRIALS, seed=3)
+    assert answer.best is not None
+    replayed = figures(session, answer.best.stack)  # the answer, replayed on its own
+    assert within(replayed, budget), answer.best.origin
+    name, cost = cheapest_preset([session], budget)
+    assert replayed["cost_usd"] <= cost + 1e-9, f"{answer.best.origin} costs more than {name}"
+    assert len(answer.why()) == len(answer.best.stack)
+
+
+def test_a_seed_gives_the_same_answer_and_another_study_is_kept(tmp_path, monkeypatch):
+    session = read_path(REAL)[0]
+    budget = Budget(max_facts_lost=3)
+    first = recommend([session], [SONNET], budget, trials=TRIALS, seed=7)
+    again = recommend([session], [SONNET], budget, trials=TRIALS, seed=7)
+    assert first.best.stack == again.best.stack and first.best.origin == again.best.origin
+    storage = optuna.storages.RDBStorage(f"sqlite:///{study_file()}")
+    assert len(optuna.load_study(study_name=first.study, storage=storage).trials) == TRIALS
+    more = recommend([session], [SONNET], budget, trials=5, seed=7, resume=True)
+    assert more.study == first.study
+    assert len(optuna.load_study(study_name=first.study, storage=storage).trials) == TRIALS + 5
+
+
+def test_over_a_corpus_every_session_meets_the_budget_and_the_total_is_no_more_than_a_preset():
+    sessions = [s for path in SAMPLES for s in read_path(path)]
+    budget = Budget(max_facts_lost=2)
+    answer = recommend(sessions, [SONNET] * len(sessions), budget, trials=TRIALS, seed=1)
+    runs = [figures(s, answer.best.stack) for s in sessions]
+    assert all(within(f, budget) for f in runs)
+    name, cost = cheapest_preset(sessions, budget)
+    assert sum(f["cost_usd"] for f in runs) <= cost + 1e-9, name
+
+
+def test_only_what_my_framework_has_exports_cleanly():
+    session = read_path(REAL)[0]
+    answer = recommend([session], [SONNET], Budget(max_facts_lost=5), framework="LangChain", trials=TRIALS)
+    allowed = set(policies_for("LangChain"))
+    assert {s.name for s in answer.best.stack} <= allowed
+    assert allowed == {"ClearToolUsesPolicy", "LangChainSummarizationPolicy"}
+    assert not export(list(answer.best.stack), SONNET, "langchain").unexpressible
+
+
+def test_nothing_within_the_budget_is_said_and_bad_settings_are_refused():
+    session = read_path(REAL)[0]
+    with pytest.raises(RecommendError, match="trials must be from 1"):
+        recommend([session], [SONNET], Budget(), trials=0)
+    with pytest.raises(RecommendError, match="unknown framework"):
+        recommend([session], [SONNET], Budget(), framework="Acme")
+    answer = recommend([session], [SONNET], Budget(max_facts_lost=0, max_refetches=-1), trials=2)
+    assert answer.best is None  # no stack has fewer than 0 re-fetches
+
+
+def test_the_cli_writes_the_answer_as_a_config_that_replays_to_its_figures(tmp_path, capsys):
+    best = tmp_path / "best.yaml"
+    code = main(
+        [
+            *("recommend", str(REAL), "--model", "claude-sonnet-4-5", "--max-facts-lost", "3"),
+            *("--trials", str(TRIALS), "--workers", "1", "-o", str(best), "--json", str(tmp_path / "r.json")),
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "recommended" in out and "raw history" in out and "best preset" in out
+    config = load_config(str(best))
+    replayed = figures(read_path(REAL)[0], config.stack, config.settings)
+    assert replayed["distinct_facts_lost"] <= 3
+    cost = out.split("recommended ")[-1].split("$")[1].split()[0]
+    assert f"{replayed['cost_usd']:,.4f}" == cost
+    assert main(["recommend", str(tmp_path / "none.json")]) == 2
