@@ -21,6 +21,7 @@ from playground.ui import (
     layout,
     model_picker,
     must_keep_panel,
+    recommend_view,
     session_picker,
     side_by_side,
     stack_editor,
@@ -106,7 +107,7 @@ def main() -> None:
         figures.policy_notices(replayed)
         # only the open view runs and is sent: the page draws 8 charts, not every view at once
         tabs = st.tabs(state.VIEWS, key="view", on_change="rerun")
-        charts_tab, compare_tab, sweep_tab, corpus_tab, side_tab, events_tab, export_tab = tabs
+        charts_tab, compare_tab, sweep_tab, recommend_tab, corpus_tab, side_tab, events_tab, export_tab = tabs
         if charts_tab.open:
             with charts_tab:
                 figures.charts_view(replayed, settings.context_window, must_keep_states)
@@ -116,6 +117,9 @@ def main() -> None:
         if sweep_tab.open:
             with sweep_tab:
                 sweep_view.show(session, specs, settings, pricing, facts)
+        if recommend_tab.open:
+            with recommend_tab:
+                recommend_view.show(session, settings, pricing, facts)
         if corpus_tab.open:
             with corpus_tab:
                 corpus_view.show(

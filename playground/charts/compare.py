@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from playground.analyses.recommend import Recommendation
 from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep
 from playground.charts.turns import (
     COLOURS,
@@ -174,4 +175,56 @@ def corpus_chart(
         )
     figure.update_layout(**LAYOUT)
     figure.update_layout(title=title, hovermode="closest", showlegend=False)
+    return figure
+
+
+def recommend_chart(answer: Recommendation) -> go.Figure:
+    """Every stack a recommendation tried as cost against facts lost: the front joined, the
+    ones within the budget apart from those over it, the answer ringed.
+
+    A point's ``customdata`` is its index in ``answer.tried`` (a click loads it)."""
+    cost = answer.objective
+    figure = go.Figure()
+    figure.update_layout(title=f"{COST_AXES[cost]} against facts lost, every stack tried", **LAYOUT)
+    figure.update_layout(hovermode="closest", height=420)
+    figure.update_xaxes(title={"text": COST_AXES[cost], "standoff": 4})
+    figure.update_yaxes(title={"text": LOSS_AXES["distinct_facts_lost"]})
+    ran = [(i, t) for i, t in enumerate(answer.tried) if t.error is None and t.total(cost) is not None]
+    if not ran:
+        return nothing_to_chart(figure, "No stack could run.")
+    front = sorted((t.total(cost), t.total("distinct_facts_lost")) for t in answer.front())
+    figure.add_trace(
+        go.Scatter(
+            x=[c for c, _ in front],
+            y=[v for _, v in front],
+            mode="lines",
+            name="front",
+            line={"color": COLOURS["compaction"], "width": 2, "shape": "hv"},
+            hoverinfo="skip",
+        )
+    )
+    best = answer.best
+    groups = (
+        ("within the budget", lambda t: t.feasible, {"color": COLOURS["compaction"], "size": 9}),
+        ("over the budget", lambda t: not t.feasible, {"color": COLOURS["window"], "size": 8, "symbol": "x"}),
+        (
+            "recommended",
+            lambda t: t is best,
+            {"color": COLOURS["recorded"], "size": 18, "symbol": "circle-open"},
+        ),
+    )
+    for name, member, marker in groups:
+        chosen = [(i, t) for i, t in ran if member(t)]
+        figure.add_trace(
+            go.Scatter(
+                x=[t.total(cost) for _, t in chosen],
+                y=[t.total("distinct_facts_lost") for _, t in chosen],
+                customdata=[[i] for i, _ in chosen],
+                mode="markers",
+                name=name,
+                marker=marker,
+                text=[plain(t.origin) + "<br>" + " → ".join(s.name for s in t.stack) for _, t in chosen],
+                hovertemplate="%{text}<br>%{x}<br>%{y} facts lost<extra></extra>",
+            )
+        )
     return figure

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 # the result tabs, key "view"
-VIEWS = ("Charts", "Compare", "Sweep", "Corpus", "Side by side", "Events", "Export")
+VIEWS = ("Charts", "Compare", "Sweep", "Recommend", "Corpus", "Side by side", "Events", "Export")
 
 DEFAULTS = {
     "model": "gpt-4o",
@@ -41,6 +41,8 @@ DEFAULTS = {
     "candidate_new_name": "",
     "candidate_error": None,
     "sweep_job": None,  # the sweep running or last run for this browser (ui.sweep_view)
+    "recommend_job": None,  # the search running or last run for this browser (ui.recommend_view)
+    "recommend_loaded": None,  # what the last click on the Recommend tab loaded into the editor
     "corpus_run": None,  # the corpus replay running or last run for this browser (ui.corpus_view)
     "corpus_choices": [],  # (label, session) of every session the Corpus tab replays (ui.session_picker)
     "corpus_origin": "sample",  # whether those are the uploads or the samples
@@ -62,6 +64,7 @@ _START = {
     "toggle": "value",
     "text_input": "value",
     "multiselect": "default",
+    "number_input": "value",
 }
 
 

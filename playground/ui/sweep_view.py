@@ -53,6 +53,7 @@ class SweepJob:
     error: str | None = None
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
+    drawn: bool = False  # a run of the whole page has drawn it finished
     cancel: threading.Event = field(default_factory=threading.Event)
     swept_from: tuple = ()  # the stack it ran on, the swept values left out (``_unswept``)
 
@@ -186,6 +187,7 @@ def show(
             args = (job, session, list(specs), settings, pricing, facts, summarizer_panel.api_key())
             threading.Thread(target=_sweep_on_thread, args=args, daemon=True, name="sweep").start()
     if job is not None:
+        job.drawn = not job.running  # before the poll: it reruns the page only for a finish not drawn
         _progress(job)
         if not job.running:
             _results(job, loss)
@@ -210,7 +212,7 @@ def _progress(job: SweepJob) -> None:
     @st.fragment(run_every=0.5 if job.running else None)
     def poll() -> None:
         if not job.running:
-            if job.finished and time.monotonic() - job.finished < 1.5:
+            if not job.drawn:  # finished since the page was drawn: draw it now, however late the poll
                 st.rerun(scope="app")  # draw the results as soon as they are in
             return
         elapsed = time.monotonic() - job.started

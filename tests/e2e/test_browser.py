@@ -749,3 +749,37 @@ def test_the_export_of_the_default_stack_is_its_nearest_with_both_figures_before
         "clear_tool_uses_20250919",
         "compact_20260112",
     ]
+
+
+def test_recommend_a_stack_see_progress_load_it_into_the_editor_and_export_it(page, tmp_path):
+    """Issue 34: the Recommend tab searches on the page's session off the script thread."""
+    page.get_by_role("tab", name="Recommend").click()
+    idle(page)
+    trials = page.get_by_label("Stacks to propose")
+    trials.fill("60")
+    trials.press("Enter")
+    idle(page)
+    page.get_by_role("button", name="Recommend a stack").click()
+    expect(page.get_by_text(re.compile(r"\d+ of \d+ stacks tried"))).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("button", name="Cancel")).to_be_visible()
+    answer = page.get_by_text(re.compile(r"^Recommended \("))
+    expect(answer).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("Why it wins", exact=False)).to_be_visible()
+    stack = answer.inner_text().rsplit("): ", 1)[1].split(" → ")
+    page.get_by_role("button", name="Load it into the editor").click()
+    idle(page)
+    expect(page.get_by_text("From recommendation", exact=False)).to_be_visible()
+    expanders = page.get_by_test_id("stMain").get_by_test_id("stExpander").all_inner_texts()
+    assert [n for n in stack if any(n in e for e in expanders)] == stack  # the editor holds the answer
+    page.get_by_role("tab", name="Export").click()
+    idle(page)
+    _choose(page, "Framework", "pyagentic (Python)")
+    idle(page)
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text="policies_pyagentic.py").click()
+    path = tmp_path / "policies_pyagentic.py"
+    download.value.save_as(path)
+    text = path.read_text()
+    compile(text, str(path), "exec")
+    for name in stack:
+        assert name in text or f"- {name}:" in text  # exported, or listed as what pyagentic lacks

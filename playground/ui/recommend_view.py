@@ -1,0 +1,240 @@
+"""The Recommend tab: the cheapest stack within a budget of facts lost, searched on this
+session; the answer against the raw history, what the agent sent and the best preset, every
+stack tried on a chart (a click loads one), and the answer loaded into the editor in one click.
+
+The search runs on a thread of its own, so the page stays usable while it runs: a fragment
+polls its progress and offers Cancel."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+import streamlit as st
+
+from playground.analyses.recommend import (
+    ANY,
+    Budget,
+    Recommendation,
+    RecommendError,
+    Tried,
+    money,
+    recommend,
+)
+from playground.analyses.sweep import default_workers
+from playground.charts.compare import recommend_chart
+from playground.engine.replay import Settings
+from playground.engine.session import Session
+from playground.limits import LIMITS
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
+from playground.stacks.presets import FRAMEWORK_PRESETS
+from playground.ui import stack_editor, state
+from playground.ui.text import escape_markdown
+
+log = logging.getLogger(__name__)
+_RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
+APP_TRIALS = 40  # the tab's default: a minute or less on a long session
+
+
+@dataclass
+class RecommendJob:
+    """A search of this browser's, running or finished; read by the page, written by its thread."""
+
+    session: str  # the content hash of the session searched
+    planned: int
+    done: int = 0
+    best: Tried | None = None
+    result: Recommendation | None = None
+    error: str | None = None
+    started: float = field(default_factory=time.monotonic)
+    finished: float | None = None
+    drawn: bool = False  # a run of the whole page has drawn it finished
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def running(self) -> bool:
+        return self.finished is None
+
+
+def _search_on_thread(
+    job: RecommendJob, session, settings, budget, pricing, facts, framework, trials, seed
+) -> None:
+    def progress(done: int, planned: int, best: Tried | None) -> None:
+        job.done, job.planned, job.best = done, planned, best
+
+    try:
+        job.result = recommend(
+            [session],
+            [settings],
+            budget,
+            pricing=pricing,
+            must_keep=facts,
+            framework=framework,
+            trials=trials,
+            seed=seed,
+            workers=default_workers(),
+            progress=progress,
+            cancelled=job.cancel.is_set,
+        )
+    except RecommendError as error:
+        job.error = str(error)
+    except Exception:  # never a traceback on the page; the server's log has it
+        log.exception("recommendation failed")
+        job.error = "The search stopped on an internal error (the server log has the details)."
+    finally:
+        job.finished = time.monotonic()
+        _RUNNING.release()
+
+
+def show(
+    session: Session,
+    settings: Settings,
+    pricing: Pricing,
+    facts: tuple[MustKeep, ...],
+) -> None:
+    st.caption(
+        "Searches for the cheapest stack that stays within your budget on this session: the raw "
+        "history and every preset as they are, then stacks an Optuna sampler proposes. Each is a "
+        "whole replay with prompt caching priced."
+    )
+    cols = st.columns(4)
+    lost = state.lasting(
+        cols[0].number_input, "Facts it may lose", key="recommend_facts", default=0, min_value=0, step=1
+    )
+    framework = state.lasting(
+        cols[1].selectbox,
+        "Policies from",
+        [ANY, *FRAMEWORK_PRESETS],
+        key="recommend_framework",
+        format_func=lambda f: "any framework" if f == ANY else f,
+        help="Only a framework's policies, so the answer exports to it cleanly.",
+    )
+    trials = state.lasting(
+        cols[2].number_input,
+        "Stacks to propose",
+        key="recommend_trials",
+        default=APP_TRIALS,
+        min_value=1,
+        max_value=min(LIMITS.max_recommend_trials, 400),
+        step=10,
+    )
+    seed = state.lasting(cols[3].number_input, "Seed", key="recommend_seed", default=0, min_value=0, step=1)
+    budget = Budget(int(lost), True, None)
+    st.caption(f"Budget: {budget.said()}" + (f" ({len(facts)} declared)" if facts else "") + ".")
+    job: RecommendJob | None = st.session_state["recommend_job"]
+    if job is not None and job.session != session.content_hash:  # another session: another answer
+        job.cancel.set()
+        st.session_state["recommend_job"] = job = None
+    if st.button(
+        "Recommend a stack", type="primary", disabled=job is not None and job.running, key="recommend_run"
+    ):
+        if not _RUNNING.acquire(blocking=False):
+            st.warning("The server is running as many searches as it allows; try again in a moment.")
+        else:
+            job = RecommendJob(session.content_hash, int(trials))
+            st.session_state["recommend_job"] = job
+            args = (job, session, settings, budget, pricing, facts, framework, int(trials), int(seed))
+            threading.Thread(target=_search_on_thread, args=args, daemon=True, name="recommend").start()
+    if job is not None:
+        job.drawn = not job.running  # before the poll: it reruns the page only for a finish not drawn
+        _progress(job)
+        if not job.running:
+            _answer(job)
+
+
+def _progress(job: RecommendJob) -> None:
+    @st.fragment(run_every=0.5 if job.running else None)
+    def poll() -> None:
+        if not job.running:
+            if not job.drawn:  # finished since the page was drawn: draw it now, however late the poll
+                st.rerun(scope="app")  # draw the answer as soon as it is in
+            return
+        elapsed = time.monotonic() - job.started
+        best = "" if job.best is None else f"; best within the budget so far: {job.best.origin}"
+        st.progress(
+            min(job.done / max(job.planned, 1), 1.0),
+            text=f"{job.done} of {job.planned} stacks tried, {elapsed:.0f} s{best}",
+        )
+        st.button("Cancel", on_click=job.cancel.set, key="recommend_cancel")
+
+    poll()
+
+
+def _answer(job: RecommendJob) -> None:
+    if job.error:
+        st.error(escape_markdown(job.error))
+        return
+    answer = job.result
+    if answer is None:
+        return
+    if job.cancel.is_set():
+        st.warning(f"Cancelled: the answer is the best of the {len(answer.tried)} stacks tried.")
+    best = answer.best
+    if best is None:
+        st.error("No stack tried stays within the budget, not even the raw history: allow more facts lost.")
+        return
+    objective = answer.objective
+    if not best.stack:
+        st.success("The raw history is the answer: no stack tried is cheaper within the budget.")
+    else:
+        st.success(
+            f"**Recommended** ({escape_markdown(best.origin)}): "
+            + escape_markdown(" → ".join(s.name for s in best.stack))
+        )
+        st.button(
+            "Load it into the editor", on_click=_load, args=(best,), key="recommend_load", type="primary"
+        )
+    rows = [("recommended", best), ("raw history", answer.raw), ("best preset", answer.best_preset)]
+    table = pd.DataFrame(
+        [
+            {
+                "stack": label if tried is None or label != "best preset" else f"best preset: {tried.origin}",
+                "cost": None if tried is None else money(tried.total(objective) or 0.0, objective),
+                "facts lost": None if tried is None else int(tried.total("distinct_facts_lost") or 0),
+            }
+            for label, tried in rows
+        ]
+    )
+    recorded = [s.get("recorded_cost_usd") for s in best.sessions]
+    if objective == "cost_usd" and recorded and all(r is not None for r in recorded):
+        table.loc[len(table)] = {
+            "stack": "as recorded (what the agent sent)",
+            "cost": money(sum(recorded), objective),
+        }
+    st.dataframe(table, hide_index=True, key="recommend_table")
+    why = answer.why()
+    if why:
+        st.markdown(
+            "**Why it wins**, each policy against the stack without it:\n\n"
+            + "\n".join(f"- {escape_markdown(line)}" for line in why)
+        )
+    st.caption(f"{len(answer.tried)} stacks tried in {answer.seconds:.1f} s ({answer.trials} proposed).")
+    st.plotly_chart(
+        recommend_chart(answer),
+        width="stretch",
+        key="recommend_chart",
+        on_select=_load_point,
+        selection_mode="points",
+    )
+    if st.session_state.get("recommend_loaded"):
+        st.success(escape_markdown(st.session_state["recommend_loaded"]))
+
+
+def _load(tried: Tried) -> None:
+    stack_editor.replace_stack(list(tried.stack), "recommendation", tried.origin)
+    st.session_state["recommend_loaded"] = f"Loaded {tried.origin} into the editor."
+
+
+def _load_point() -> None:
+    """A click on a point loads that stack into the editor."""
+    job: RecommendJob | None = st.session_state["recommend_job"]
+    selection = st.session_state["recommend_chart"].selection
+    index = next((p["customdata"][0] for p in selection.points if p.get("customdata")), None)
+    if job is None or job.result is None or not isinstance(index, int | float):
+        return
+    if 0 <= int(index) < len(job.result.tried):
+        _load(job.result.tried[int(index)])
