@@ -312,7 +312,15 @@ def recommend(
         raise RecommendError(f"trials must be from 1 to {LIMITS.max_recommend_trials:,}")
     workers = max(1, min(workers, LIMITS.max_sweep_workers))
     policies = policies_for(framework)
-    starts = [(RAW, RAW, [])] + [(name, PRESET, stack) for name, stack in presets_for(framework).items()]
+    presets = presets_for(framework)
+    starts = [(RAW, RAW, [])] + [(name, PRESET, stack) for name, stack in presets.items()]
+    # each preset less one of its policies: a preset over the budget is often one policy from within it
+    starts += [
+        (f"{name}, less {stack[i].name}", SIMPLER, stack[:i] + stack[i + 1 :])
+        for name, stack in presets.items()
+        if len(stack) > 1
+        for i in range(len(stack))
+    ]
     job = _Job(tuple(sessions), tuple(settings), pricing or Pricing(), tuple(must_keep))
     cancelled = cancelled or (lambda: False)
     started = time.perf_counter()

@@ -343,6 +343,30 @@ def sweep(n_messages: int, out: Callable[[str], None], points: int = 30, workers
     return {"sweep_sequential_s": round(sequential, 3), "sweep_parallel_s": round(parallel, 3)}
 
 
+def recommendation(n_messages: int, out: Callable[[str], None], trials: int = 60, workers: int = 2) -> dict:
+    """Wall seconds to a recommendation on an ``n_messages`` session (the raw history, every
+    preset and ``trials`` proposed stacks, then the simplification; the budget is only "no invalid
+    turn": the synthetic session outgrows the window), in one process and in
+    ``workers``, and the stacks tried per second."""
+    from playground.analyses.recommend import Budget, recommend
+
+    session = synthetic_session(n_messages)
+    settings = Settings(model="claude-sonnet-4-5", context_window=200_000)
+    figures = {}
+    for n in (1, workers):
+        start = time.perf_counter()
+        answer = recommend([session], [settings], Budget(max_facts_lost=10**6), trials=trials, workers=n)
+        took = time.perf_counter() - start
+        rate = len(answer.tried) / took
+        best = "none within the budget" if answer.best is None else answer.best.origin
+        out(
+            f"recommendation on {len(session.messages)} messages, {n} worker(s): {took:.1f} s for "
+            f"{len(answer.tried)} stacks ({trials} proposed), {rate:.1f} stacks/s; answer: {best}"
+        )
+        figures[f"recommend_{n}_workers_s"] = round(took, 2)
+    return figures
+
+
 def compare_redraw(out: Callable[[str], None], path: str, candidates: int = 6, moves: int = 5) -> dict:
     """Server-side seconds the Compare tab takes to redraw after a parameter change with
     ``candidates`` candidates on the session at ``path`` (the browser's drawing comes on top)."""

@@ -139,6 +139,13 @@ def _parser() -> argparse.ArgumentParser:
         help="also time the app's rerun after a slider move on an N-message session",
     )
     bench.add_argument(
+        "--recommend-trials",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time a recommendation proposing N stacks on the --messages session (one worker, two)",
+    )
+    bench.add_argument(
         "--sweep-points",
         type=int,
         default=30,
@@ -522,6 +529,10 @@ def _bench(args: argparse.Namespace) -> int:
         from playground.cli.bench import sweep
 
         sweep(300, print, points=args.sweep_points)
+    if args.recommend_trials:
+        from playground.cli.bench import recommendation
+
+        recommendation(args.messages, print, trials=args.recommend_trials)
     if args.corpus:
         from playground.cli.bench import corpus
 
