@@ -452,7 +452,7 @@ def _on_dask(todo: list[tuple[Source, str]], job: Job, scheduler: Any) -> Iterat
     except ImportError:
         raise CorpusError("--scheduler needs Dask distributed: pip install '.[dask]'") from None
     owned = isinstance(scheduler, str)
-    client = _connect(Client, scheduler) if owned else scheduler
+    client = connect_scheduler(Client, scheduler) if owned else scheduler
     try:
         shared = client.scatter(job, broadcast=True)
         futures = [client.submit(_dask_unit, source, shared, key, pure=False) for source, key in todo]
@@ -468,7 +468,7 @@ SCHEDULER_SECONDS = 30.0  # connecting to a scheduler and its first answer, toge
 _ADDRESS = re.compile(r"(tcp|tls)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}")
 
 
-def _connect(client_class: Any, address: str) -> Any:
+def connect_scheduler(client_class: Any, address: str) -> Any:
     """A client of the scheduler at ``address``, which answered within SCHEDULER_SECONDS; a
     CorpusError naming the address otherwise (a server that accepts and never answers too)."""
     import queue

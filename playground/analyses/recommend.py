@@ -297,6 +297,7 @@ def recommend(
     seed: int = 0,
     workers: int = 1,
     resume: bool = False,
+    scheduler: Any = None,
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> Recommendation:
@@ -327,7 +328,7 @@ def recommend(
     planned = len(starts) + trials
     tried: list[Tried] = []
 
-    evaluate, close = _evaluator(job, workers)
+    evaluate, close = _evaluator(job, workers, scheduler)
     try:
         first = evaluate([stack for _, _, stack in starts])
         for (origin, kind, stack), (figures, error) in zip(starts, first, strict=True):
@@ -430,8 +431,13 @@ def _tried(
     return Tried(tuple(stack), origin, kind, figures, error, feasible)
 
 
-def _evaluator(job: _Job, workers: int) -> tuple[Callable[[list], list], Callable[[], None]]:
-    """A function of stacks to their figures, in this process or in ``workers`` processes."""
+def _evaluator(
+    job: _Job, workers: int, scheduler: Any = None
+) -> tuple[Callable[[list], list], Callable[[], None]]:
+    """A function of stacks to their figures: in this process, in ``workers`` processes, or on
+    the Dask cluster at ``scheduler`` (its address, or a ``distributed.Client`` held open)."""
+    if scheduler:
+        return _on_dask(job, scheduler)
     if workers <= 1:
         counters: dict[str, TokenCounter] = {}
         return (lambda stacks: [_figures(job, s, counters) for s in stacks]), (lambda: None)
@@ -441,6 +447,30 @@ def _evaluator(job: _Job, workers: int) -> tuple[Callable[[list], list], Callabl
     return (lambda stacks: list(pool.map(_worker_figures, [tuple(s) for s in stacks]))), (
         lambda: pool.shutdown(wait=True, cancel_futures=True)
     )
+
+
+def _on_dask(job: _Job, scheduler: Any) -> tuple[Callable[[list], list], Callable[[], None]]:
+    from playground.analyses.corpus import CorpusError, connect_scheduler
+
+    try:
+        from distributed import Client
+    except ImportError:
+        raise CorpusError("--scheduler needs Dask distributed: pip install '.[dask]'") from None
+    owned = isinstance(scheduler, str)
+    client = connect_scheduler(Client, scheduler) if owned else scheduler
+    shared = client.scatter(job, broadcast=True)
+
+    def evaluate(stacks: list) -> list:
+        return client.gather(client.map(_dask_figures, [tuple(s) for s in stacks], job=shared, pure=False))
+
+    return evaluate, (client.close if owned else (lambda: None))
+
+
+_DASK_COUNTERS: dict[str, TokenCounter] = {}  # a Dask worker's counters, kept across its tasks
+
+
+def _dask_figures(stack: tuple[PolicySpec, ...], job: _Job) -> tuple[tuple, str | None]:
+    return _figures(job, stack, _DASK_COUNTERS)
 
 
 def study_file() -> Any:

@@ -47,6 +47,9 @@ def add_command(commands: Any) -> None:
         "--workers", type=int, default=default_workers(), help="worker processes (default: the cores)"
     )
     rec.add_argument("--resume", action="store_true", help="extend the kept study of the same search")
+    rec.add_argument(
+        "--scheduler", metavar="tcp://HOST:PORT", help="replay the trials on this Dask cluster instead"
+    )
     add_price_argument(rec)
     rec.add_argument("-o", "--output", metavar="BEST.yaml", help="write the recommended stack as a config")
     rec.add_argument("--json", metavar="OUT", help="write every stack tried with its figures as JSON")
@@ -96,6 +99,7 @@ def run_recommend(args: argparse.Namespace) -> int:
         seed=args.seed,
         workers=args.workers,
         resume=args.resume,
+        scheduler=args.scheduler,
         progress=progress,
     )
     if tty:

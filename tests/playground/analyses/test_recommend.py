@@ -123,3 +123,21 @@ def test_the_cli_writes_the_answer_as_a_config_that_replays_to_its_figures(tmp_p
     cost = out.split("recommended ")[-1].split("$")[1].split()[0]
     assert f"{replayed['cost_usd']:,.4f}" == cost
     assert main(["recommend", str(tmp_path / "none.json")]) == 2
+
+
+def test_trials_on_a_dask_cluster_give_the_answer_one_process_gives():
+    import distributed  # CI installs the dask extra
+
+    session = read_path(REAL)[0]
+    budget = Budget(max_facts_lost=3)
+    here = recommend([session], [SONNET], budget, trials=6, seed=5, workers=1)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True)
+    with cluster, distributed.Client(cluster) as client:
+        there = recommend([session], [SONNET], budget, trials=6, seed=5, workers=1, scheduler=client)
+    assert there.best.stack == here.best.stack
+    assert [t.total("cost_usd") for t in there.tried] == [t.total("cost_usd") for t in here.tried]
+
+
+def test_a_scheduler_address_that_is_not_one_is_refused_by_name(capsys):
+    assert main(["recommend", str(REAL), "--trials", "1", "--scheduler", "not-an-address"]) == 2
+    assert "not a scheduler address" in capsys.readouterr().err
