@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from policies.base import EPHEMERAL, CompileEvent, Param, Policy
-from policies.messages import Message, sources_of
+from policies.messages import Message, ToolCall, sources_of
 
 Unit = list[Message]  # one AutoGen message: a message, or a run of consecutive tool results
 
@@ -156,6 +157,7 @@ REPLY_PRIMING = 3  # count_tokens_openai: "every reply is primed with <|start|>a
 Count = Callable[[str, str], int]  # TokenCounter.text_cached: tokens of a text, cached
 
 
+@lru_cache(maxsize=64)
 def autogen_encoding(model: str) -> str:
     """``tiktoken.encoding_for_model(model)``'s encoding, cl100k_base where tiktoken has none."""
     from tiktoken.model import encoding_name_for_model  # a table: nothing is downloaded
@@ -180,12 +182,20 @@ def autogen_message_tokens(unit: Unit, count: Count) -> int:
     if role == "user":  # UserMessage's source is sent as the name
         tokens += count(first.name or "user", "") + 1
     if role == "assistant" and first.tool_calls:
-        calls = [
-            {"id": c.id, "function": {"arguments": c.arguments, "name": c.name}, "type": "function"}
-            for c in first.tool_calls
-        ]
-        tokens += count(json.dumps(calls), "")
+        tokens += count(_calls_json(first.tool_calls), "")
     return tokens
+
+
+@lru_cache(maxsize=65_536)
+def _calls_json(calls: tuple[ToolCall, ...]) -> str:
+    """An assistant's calls as ``to_oai_type`` writes them, in JSON: made once per message,
+    not on every request that holds it."""
+    return json.dumps(
+        [
+            {"id": c.id, "function": {"arguments": c.arguments, "name": c.name}, "type": "function"}
+            for c in calls
+        ]
+    )
 
 
 def autogen_tools_tokens(definitions: Sequence[dict], count: Count) -> int:

@@ -408,20 +408,8 @@ def _without_each(best: Tried, evaluate: Callable[[list], list], budget: Budget)
 def worst_excess(budget: Budget, sessions: Sequence[Mapping[str, Any]]) -> list[float]:
     """Each limit's excess in the session that exceeds it most (a trial that did not run: over)."""
     if not sessions:
-        return [1.0] * len(budget.excess(_ZERO))
+        return [1.0] * len(LIMIT_NAMES)
     return [max(column) for column in zip(*(budget.excess(s) for s in sessions), strict=True)]
-
-
-_ZERO = dict.fromkeys(
-    (
-        "turns_with_violations",
-        "turns_over_window",
-        "distinct_facts_lost",
-        "turns_with_must_keep_lost",
-        "refetches",
-    ),
-    0,
-)
 
 
 def _tried(

@@ -76,11 +76,7 @@ def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
 
     A point's ``customdata`` is its index in ``sweep.points`` (a click loads it)."""
     cost = sweep.cost_axis()
-    figure = go.Figure()
-    figure.update_layout(title=f"{COST_AXES[cost]} against {LOSS_AXES[loss]}", **LAYOUT)
-    figure.update_layout(hovermode="closest", height=420)
-    figure.update_xaxes(title={"text": COST_AXES[cost], "standoff": 4})
-    figure.update_yaxes(title={"text": LOSS_AXES[loss]})
+    figure = _cost_against_loss(f"{COST_AXES[cost]} against {LOSS_AXES[loss]}", cost, loss)
     ran = [(i, p) for i, p in enumerate(sweep.points) if p.error is None]
     if not ran:
         return nothing_to_chart(figure, "No point of the sweep could run: the table says why.")
@@ -108,18 +104,8 @@ def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
         "<br>".join(f"{plain(a.label)} = {plain(v)}" for a, v in zip(sweep.axes, p.values, strict=True))
         for p in sweep.points
     ]
-    on_front = sorted(
-        (sweep.points[i].totals[cost], sweep.points[i].totals[loss]) for i, _ in ran if front[i]
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=[c for c, _ in on_front],
-            y=[v for _, v in on_front],
-            mode="lines",
-            name="front",
-            line={"color": COLOURS["compaction"], "width": 2, "shape": "hv"},
-            hoverinfo="skip",
-        )
+    _front_line(
+        figure, [(sweep.points[i].totals[cost], sweep.points[i].totals[loss]) for i, _ in ran if front[i]]
     )
     groups = (
         (
@@ -178,21 +164,19 @@ def corpus_chart(
     return figure
 
 
-def recommend_chart(answer: Recommendation) -> go.Figure:
-    """Every stack a recommendation tried as cost against facts lost: the front joined, the
-    ones within the budget apart from those over it, the answer ringed.
-
-    A point's ``customdata`` is its index in ``answer.tried`` (a click loads it)."""
-    cost = answer.objective
+def _cost_against_loss(title: str, cost: str, loss: str) -> go.Figure:
+    """An empty chart of cost (x) against a loss (y), as the sweep and the recommendation draw."""
     figure = go.Figure()
-    figure.update_layout(title=f"{COST_AXES[cost]} against facts lost, every stack tried", **LAYOUT)
+    figure.update_layout(title=title, **LAYOUT)
     figure.update_layout(hovermode="closest", height=420)
     figure.update_xaxes(title={"text": COST_AXES[cost], "standoff": 4})
-    figure.update_yaxes(title={"text": LOSS_AXES["distinct_facts_lost"]})
-    ran = [(i, t) for i, t in enumerate(answer.tried) if t.error is None and t.total(cost) is not None]
-    if not ran:
-        return nothing_to_chart(figure, "No stack could run.")
-    front = sorted((t.total(cost), t.total("distinct_facts_lost")) for t in answer.front())
+    figure.update_yaxes(title={"text": LOSS_AXES[loss]})
+    return figure
+
+
+def _front_line(figure: go.Figure, front: list[tuple[float, float]]) -> None:
+    """The Pareto front joined as a staircase, under the points."""
+    front = sorted(front)
     figure.add_trace(
         go.Scatter(
             x=[c for c, _ in front],
@@ -203,6 +187,20 @@ def recommend_chart(answer: Recommendation) -> go.Figure:
             hoverinfo="skip",
         )
     )
+
+
+def recommend_chart(answer: Recommendation) -> go.Figure:
+    """Every stack a recommendation tried as cost against facts lost: the front joined, the
+    ones within the budget apart from those over it, the answer ringed.
+
+    A point's ``customdata`` is its index in ``answer.tried`` (a click loads it)."""
+    cost = answer.objective
+    loss = "distinct_facts_lost"
+    figure = _cost_against_loss(f"{COST_AXES[cost]} against facts lost, every stack tried", cost, loss)
+    ran = [(i, t) for i, t in enumerate(answer.tried) if t.error is None and t.total(cost) is not None]
+    if not ran:
+        return nothing_to_chart(figure, "No stack could run.")
+    _front_line(figure, [(t.total(cost), t.total(loss)) for t in answer.front()])
     best = answer.best
     groups = (
         ("within the budget", lambda t: t.feasible, {"color": COLOURS["compaction"], "size": 9}),
@@ -218,7 +216,7 @@ def recommend_chart(answer: Recommendation) -> go.Figure:
         figure.add_trace(
             go.Scatter(
                 x=[t.total(cost) for _, t in chosen],
-                y=[t.total("distinct_facts_lost") for _, t in chosen],
+                y=[t.total(loss) for _, t in chosen],
                 customdata=[[i] for i, _ in chosen],
                 mode="markers",
                 name=name,

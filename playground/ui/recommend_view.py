@@ -7,10 +7,8 @@ polls its progress and offers Cancel."""
 
 from __future__ import annotations
 
-import logging
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -32,62 +30,39 @@ from playground.limits import LIMITS
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.stacks.presets import FRAMEWORK_PRESETS
-from playground.ui import stack_editor, state
+from playground.ui import background, stack_editor, state
 from playground.ui.text import escape_markdown
 
-log = logging.getLogger(__name__)
 _RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
 APP_TRIALS = 40  # the tab's default: a minute or less on a long session
 
 
-@dataclass
-class RecommendJob:
-    """A search of this browser's, running or finished; read by the page, written by its thread."""
+@dataclass(kw_only=True)
+class RecommendJob(background.Job):
+    """A search of this browser's."""
 
     session: str  # the content hash of the session searched
-    planned: int
-    done: int = 0
-    best: Tried | None = None
+    best: Tried | None = None  # the best within the budget so far
     result: Recommendation | None = None
-    error: str | None = None
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    drawn: bool = False  # a run of the whole page has drawn it finished
-    cancel: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def running(self) -> bool:
-        return self.finished is None
 
 
-def _search_on_thread(
-    job: RecommendJob, session, settings, budget, pricing, facts, framework, trials, seed
-) -> None:
+def _search(job: RecommendJob, session, settings, budget, pricing, facts, framework, trials, seed) -> None:
     def progress(done: int, planned: int, best: Tried | None) -> None:
         job.done, job.planned, job.best = done, planned, best
 
-    try:
-        job.result = recommend(
-            [session],
-            [settings],
-            budget,
-            pricing=pricing,
-            must_keep=facts,
-            framework=framework,
-            trials=trials,
-            seed=seed,
-            workers=default_workers(),
-            progress=progress,
-            cancelled=job.cancel.is_set,
-        )
-    except RecommendError as error:
-        job.error = str(error)
-    except Exception:  # never a traceback on the page; the server's log has it
-        log.exception("recommendation failed")
-        job.error = "The search stopped on an internal error (the server log has the details)."
-    finally:
-        job.finished = time.monotonic()
-        _RUNNING.release()
+    job.result = recommend(
+        [session],
+        [settings],
+        budget,
+        pricing=pricing,
+        must_keep=facts,
+        framework=framework,
+        trials=trials,
+        seed=seed,
+        workers=default_workers(),
+        progress=progress,
+        cancelled=job.cancel.is_set,
+    )
 
 
 def show(
@@ -132,36 +107,21 @@ def show(
     if st.button(
         "Recommend a stack", type="primary", disabled=job is not None and job.running, key="recommend_run"
     ):
-        if not _RUNNING.acquire(blocking=False):
-            st.warning("The server is running as many searches as it allows; try again in a moment.")
+        new = RecommendJob(session=session.content_hash, planned=int(trials))
+        args = (new, session, settings, budget, pricing, facts, framework, int(trials), int(seed))
+        if background.start(new, lambda: _search(*args), _RUNNING, RecommendError, "search"):
+            st.session_state["recommend_job"] = job = new
         else:
-            job = RecommendJob(session.content_hash, int(trials))
-            st.session_state["recommend_job"] = job
-            args = (job, session, settings, budget, pricing, facts, framework, int(trials), int(seed))
-            threading.Thread(target=_search_on_thread, args=args, daemon=True, name="recommend").start()
+            st.warning("The server is running as many searches as it allows; try again in a moment.")
     if job is not None:
-        job.drawn = not job.running  # before the poll: it reruns the page only for a finish not drawn
-        _progress(job)
+        background.progress(job, lambda: _progress_text(job), "recommend_cancel")
         if not job.running:
             _answer(job)
 
 
-def _progress(job: RecommendJob) -> None:
-    @st.fragment(run_every=0.5 if job.running else None)
-    def poll() -> None:
-        if not job.running:
-            if not job.drawn:  # finished since the page was drawn: draw it now, however late the poll
-                st.rerun(scope="app")  # draw the answer as soon as it is in
-            return
-        elapsed = time.monotonic() - job.started
-        best = "" if job.best is None else f"; best within the budget so far: {job.best.origin}"
-        st.progress(
-            min(job.done / max(job.planned, 1), 1.0),
-            text=f"{job.done} of {job.planned} stacks tried, {elapsed:.0f} s{best}",
-        )
-        st.button("Cancel", on_click=job.cancel.set, key="recommend_cancel")
-
-    poll()
+def _progress_text(job: RecommendJob) -> str:
+    best = "" if job.best is None else f"; best within the budget so far: {job.best.origin}"
+    return f"{job.done} of {job.planned} stacks tried, {job.seconds:.0f} s{best}"
 
 
 def _answer(job: RecommendJob) -> None:

@@ -6,10 +6,8 @@ usable while it runs: a fragment polls its progress and offers Cancel."""
 
 from __future__ import annotations
 
-import logging
 import threading
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
@@ -33,59 +31,38 @@ from playground.engine.session import Session
 from playground.limits import LIMITS
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
-from playground.ui import cache, stack_editor, state, summarizer_panel
+from playground.ui import background, cache, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import POLICY_TYPES, PolicySpec
 
-log = logging.getLogger(__name__)
 _RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
 
 
-@dataclass
-class SweepJob:
-    """A sweep of this browser's, running or finished; read by the page, written by its thread."""
+@dataclass(kw_only=True)
+class SweepJob(background.Job):
+    """A sweep of this browser's."""
 
     axes: tuple[Axis, ...]
     entry_ids: tuple[int, ...]  # the stack entry of each axis, to load a point's values into
-    planned: int
-    done: int = 0
     result: Sweep | None = None
-    error: str | None = None
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    drawn: bool = False  # a run of the whole page has drawn it finished
-    cancel: threading.Event = field(default_factory=threading.Event)
     swept_from: tuple = ()  # the stack it ran on, the swept values left out (``_unswept``)
 
-    @property
-    def running(self) -> bool:
-        return self.finished is None
 
-
-def _sweep_on_thread(job: SweepJob, session: Session, specs, settings, pricing, facts, api_key) -> None:
-    try:
-        job.result = run_sweep(
-            session,
-            specs,
-            job.axes,
-            settings,
-            pricing,
-            facts,
-            counter=cache.counter_for(settings.model),
-            workers=default_workers(),
-            api_key=api_key,
-            hosted=True,
-            progress=lambda done, planned: setattr(job, "done", done),
-            cancelled=job.cancel.is_set,
-        )
-    except SweepError as error:
-        job.error = str(error)
-    except Exception:  # never a traceback on the page; the server's log has it
-        log.exception("sweep failed")
-        job.error = "The sweep stopped on an internal error (the server log has the details)."
-    finally:
-        job.finished = time.monotonic()
-        _RUNNING.release()
+def _sweep(job: SweepJob, session: Session, specs, settings, pricing, facts, api_key) -> None:
+    job.result = run_sweep(
+        session,
+        specs,
+        job.axes,
+        settings,
+        pricing,
+        facts,
+        counter=cache.counter_for(settings.model),
+        workers=default_workers(),
+        api_key=api_key,
+        hosted=True,
+        progress=lambda done, planned: setattr(job, "done", done),
+        cancelled=job.cancel.is_set,
+    )
 
 
 def _axis_picker(stack: list[dict], n: int, column) -> tuple[Axis, int] | None:
@@ -177,18 +154,20 @@ def show(
         key="sweep_run",
     )
     if start and planned:
-        if not _RUNNING.acquire(blocking=False):
-            st.warning("The server is running as many sweeps as it allows; try again in a moment.")
+        axes = tuple(p[0] for p in picked)
+        entry_ids = tuple(p[1] for p in picked)
+        new = SweepJob(
+            axes=axes, entry_ids=entry_ids, planned=planned, swept_from=_unswept(stack, axes, entry_ids)
+        )
+        args = (new, session, list(specs), settings, pricing, facts, summarizer_panel.api_key())
+        if background.start(new, lambda: _sweep(*args), _RUNNING, SweepError, "sweep"):
+            st.session_state["sweep_job"] = job = new
         else:
-            axes = tuple(p[0] for p in picked)
-            entry_ids = tuple(p[1] for p in picked)
-            job = SweepJob(axes, entry_ids, planned, swept_from=_unswept(stack, axes, entry_ids))
-            st.session_state["sweep_job"] = job
-            args = (job, session, list(specs), settings, pricing, facts, summarizer_panel.api_key())
-            threading.Thread(target=_sweep_on_thread, args=args, daemon=True, name="sweep").start()
+            st.warning("The server is running as many sweeps as it allows; try again in a moment.")
     if job is not None:
-        job.drawn = not job.running  # before the poll: it reruns the page only for a finish not drawn
-        _progress(job)
+        background.progress(
+            job, lambda: f"{job.done} of {job.planned} points, {job.seconds:.0f} s", "sweep_cancel"
+        )
         if not job.running:
             _results(job, loss)
 
@@ -208,20 +187,6 @@ def _unswept(stack: list[dict], axes: tuple[Axis, ...], entry_ids: tuple[int, ..
     )
 
 
-def _progress(job: SweepJob) -> None:
-    @st.fragment(run_every=0.5 if job.running else None)
-    def poll() -> None:
-        if not job.running:
-            if not job.drawn:  # finished since the page was drawn: draw it now, however late the poll
-                st.rerun(scope="app")  # draw the results as soon as they are in
-            return
-        elapsed = time.monotonic() - job.started
-        st.progress(job.done / job.planned, text=f"{job.done} of {job.planned} points, {elapsed:.0f} s")
-        st.button("Cancel", on_click=job.cancel.set, key="sweep_cancel")
-
-    poll()
-
-
 def _results(job: SweepJob, loss: str) -> None:
     if job.error:
         st.error(escape_markdown(job.error))
@@ -229,7 +194,7 @@ def _results(job: SweepJob, loss: str) -> None:
     sweep = job.result
     if sweep is None:
         return
-    took = (job.finished or job.started) - job.started
+    took = job.seconds
     if not sweep.complete:
         st.warning(f"Cancelled: {len(sweep.points)} of {sweep.planned} points ran ({took:.1f} s).")
     else:

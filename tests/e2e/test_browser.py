@@ -38,6 +38,15 @@ def wait_for_metric(page, label: str, value: str) -> None:
     expect(metric(page, label)).to_have_text(value, timeout=30_000)
 
 
+def downloaded(page, button: str, folder: Path) -> Path:
+    """Click the download button whose label holds ``button``; the file it gave, saved as that name."""
+    with page.expect_download() as download:
+        page.get_by_test_id("stDownloadButton").filter(has_text=button).click()
+    path = folder / button
+    download.value.save_as(path)
+    return path
+
+
 def upload(page, label: str, path: Path) -> None:
     uploader = page.get_by_test_id("stFileUploader").filter(has_text=label)
     uploader.locator("input[type=file]").set_input_files(str(path))
@@ -401,10 +410,7 @@ def test_download_the_langchain_export_of_a_langchain_preset(page, tmp_path):
     name = "ToolOutputClipPolicy"
     warning = page.get_by_test_id("stAlert").filter(has_text="Not expressible in LangChain")
     expect(warning).to_contain_text(f"{name}: left out (nothing in langchain does it)")  # before the download
-    with page.expect_download() as download:
-        page.get_by_test_id("stDownloadButton").filter(has_text="middleware_langchain.py").click()
-    path = tmp_path / "middleware_langchain.py"
-    download.value.save_as(path)
+    path = downloaded(page, "middleware_langchain.py", tmp_path)
     text = path.read_text()
     assert text.startswith(
         "# A context-policy stack exported by the Context Policy Playground for LangChain v1."
@@ -728,10 +734,7 @@ def test_the_export_of_the_default_stack_is_its_nearest_with_both_figures_before
     expect(yours).to_contain_text("lost")
     expect(exported).to_contain_text("lost")
     expect(page.get_by_text("exported stack: ", exact=False).first).to_be_visible()
-    with page.expect_download() as download:
-        page.get_by_test_id("stDownloadButton").filter(has_text="middleware_langchain.py").click()
-    path = tmp_path / "middleware_langchain.py"
-    download.value.save_as(path)
+    path = downloaded(page, "middleware_langchain.py", tmp_path)
     text = path.read_text()
     assert "ClearToolUsesEdit(" in text and "SummarizationMiddleware(" in text
     assert "middleware = []" not in text
@@ -739,10 +742,7 @@ def test_the_export_of_the_default_stack_is_its_nearest_with_both_figures_before
 
     _choose(page, "Framework", "Anthropic Messages API context_management (JSON)")
     idle(page)
-    with page.expect_download() as download:
-        page.get_by_test_id("stDownloadButton").filter(has_text="context_management_anthropic.json").click()
-    path = tmp_path / "context_management_anthropic.json"
-    download.value.save_as(path)
+    path = downloaded(page, "context_management_anthropic.json", tmp_path)
     body = json.loads(path.read_text())
     assert set(body) == {"betas", "context_management"}  # a body the SDK sends: no notes inside
     assert [e["type"] for e in body["context_management"]["edits"]] == [
@@ -775,10 +775,7 @@ def test_recommend_a_stack_see_progress_load_it_into_the_editor_and_export_it(pa
     idle(page)
     _choose(page, "Framework", "pyagentic (Python)")
     idle(page)
-    with page.expect_download() as download:
-        page.get_by_test_id("stDownloadButton").filter(has_text="policies_pyagentic.py").click()
-    path = tmp_path / "policies_pyagentic.py"
-    download.value.save_as(path)
+    path = downloaded(page, "policies_pyagentic.py", tmp_path)
     text = path.read_text()
     compile(text, str(path), "exec")
     for name in stack:
