@@ -131,12 +131,16 @@ class TokenLimitedContextPolicy(Policy):
         ),
     )
 
+    def __init__(self, **values: object) -> None:
+        super().__init__(**values)
+        self._sizes: dict[tuple[int, ...], tuple[Unit, int]] = {}
+
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         if event.counter is None:
             return None
         encoder = event.counter.in_encoding(autogen_encoding(getattr(event.counter, "model", "")))
         given = units(messages)
-        sizes = [autogen_message_tokens(unit, encoder.text_cached) for unit in given]
+        sizes = [self._size(unit, encoder.text_cached) for unit in given]
         tokens = sum(sizes) + REPLY_PRIMING
         if self.tool_schema:
             tokens += autogen_tools_tokens(event.tools, encoder.text_cached)
@@ -151,6 +155,15 @@ class TokenLimitedContextPolicy(Policy):
             kept = kept[1:]
         _dropped(event, given, kept, f"middle messages popped to fit {limit:,} tokens")
         return _flat(kept)
+
+    def _size(self, unit: Unit, count: Count) -> int:
+        """``autogen_message_tokens`` of a unit, counted once across the turns that hold it (the
+        unit is kept with its count, so its messages' ids are not reused meanwhile)."""
+        key = tuple(map(id, unit))
+        known = self._sizes.get(key)
+        if known is None:
+            known = self._sizes[key] = (unit, autogen_message_tokens(unit, count))
+        return known[1]
 
 
 REPLY_PRIMING = 3  # count_tokens_openai: "every reply is primed with <|start|>assistant<|message|>"

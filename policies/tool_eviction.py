@@ -38,6 +38,10 @@ class ToolEvictionPolicy(Policy):
         ),
     )
 
+    def __init__(self, **values: object) -> None:
+        super().__init__(**values)
+        self._freed: dict[int, tuple[Message, int]] = {}
+
     def _manages(self, message: Message) -> bool:
         return message.role == "tool" and (self.include_agent_results or not message.agent_result)
 
@@ -57,17 +61,29 @@ class ToolEvictionPolicy(Policy):
             due = [start + i for i, m in enumerate(older) if self._manages(m) and m.content != stub]
         if not due:
             return None
-        if self.min_freed_tokens:
-            count = event.counter.count
-            freed = sum(count(messages[i]) - count(messages[i].replace(content=stub)) for i in due)
-            if freed < self.min_freed_tokens:
-                return None
+        if (
+            self.min_freed_tokens
+            and sum(self._frees(messages[i], event) for i in due) < self.min_freed_tokens
+        ):
+            return None
         out = list(messages)
         for i in due:
             out[i] = messages[i].replace(content=stub, kind=STUB)
         evicted = sorted(index for i in due for index in messages[i].source)
         event.report("stub", evicted, f"{len(evicted)} tool result(s) stubbed")
         return out
+
+    def _frees(self, message: Message, event: CompileEvent) -> int:
+        """Tokens stubbing ``message`` frees; a result waits many turns for its batch, so each
+        is counted once (kept with the message, so its id is not reused meanwhile)."""
+        known = self._freed.get(id(message))
+        if known is None or known[0] is not message:
+            count = event.counter.count
+            known = self._freed[id(message)] = (
+                message,
+                count(message) - count(message.replace(content=self.stub)),
+            )
+        return known[1]
 
     def _boundary(self, messages: list[Message], end: int) -> int:
         """Where the last ``keep_last_n`` managed results before ``end`` begin (0 if fewer)."""

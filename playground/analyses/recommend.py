@@ -8,8 +8,11 @@ objective is the session's dollars with prompt caching, summaries included (inpu
 billed where no price is known); the constraints are the budget: no invalid turn, no
 must-keep fact lost, facts lost and re-fetches within their limits. Optuna's TPE sampler
 searches it (seeded, constraint-aware); trials run in batches, in worker processes when
-asked, and the study is kept in SQLite in the cache folder so a run can be extended.
-Over several sessions the cost is their total and each constraint must hold in every one.
+asked, and the study is kept in SQLite in the cache folder so a run can be extended. A trial
+is priced turn by turn as it replays (``RunningCost``) and stopped once it already costs more
+than the best stack within the budget so far: it cannot be the answer (the sampler learns it
+as pruned). Over several sessions the cost is their total and each constraint must hold in
+every one, or each loss limit in the share of them the budget's ``percentile`` names.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -26,12 +30,12 @@ from typing import Any
 from playground.analyses.processes import process_context
 from playground.analyses.sweep import pareto_front
 from playground.cache_dir import default_cache_dir
-from playground.engine.replay import Settings, replay
+from playground.engine.replay import ReplayResult, Settings, replay
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.limits import LIMITS, LimitError
 from playground.measures.must_keep import MustKeep
-from playground.money.cost import Pricing
+from playground.money.cost import Pricing, RunningCost
 from playground.stacks.presets import FRAMEWORK_PRESETS, available_presets
 from playground.summaries.base import SummarizerError
 from policies.base import Param
@@ -78,6 +82,9 @@ class Budget:
     max_facts_lost: int = 0
     must_keep: bool = True  # no must-keep fact lost (where the user declared any)
     max_refetches: int | None = None
+    # over several sessions: the share of them in which each loss limit must hold (an invalid
+    # request is a failed call, not a loss: no turn may be invalid in any session)
+    percentile: float = 100.0
 
     def excess(self, figures: Mapping[str, Any]) -> list[float]:  # in the order of LIMIT_NAMES
         """How far ``figures`` (one session's totals) are over each limit; all <= 0: within."""
@@ -95,7 +102,23 @@ class Budget:
             parts.append("no must-keep fact lost")
         if self.max_refetches is not None:
             parts.append(f"at most {self.max_refetches:,} re-fetches")
-        return ", ".join(parts)
+        said = ", ".join(parts)
+        if self.percentile < 100:
+            said += f" (the losses in {self.percentile:g} % of the sessions)"
+        return said
+
+    def over(self, sessions: Sequence[Mapping[str, Any]]) -> list[float]:
+        """Each limit's excess over ``sessions`` (a stack within the budget: all <= 0): in the
+        session that exceeds it most, or for a loss limit with a ``percentile`` below 100, at
+        that percentile of the sessions (nearest rank). A stack that did not run: over."""
+        if not sessions:
+            return [1.0] * len(LIMIT_NAMES)
+        columns = zip(*(self.excess(s) for s in sessions), strict=True)
+        rank = max(1, math.ceil(self.percentile / 100 * len(sessions)))  # of the ascending excesses
+        return [
+            max(column) if name in STRICT_LIMITS else sorted(column)[rank - 1]
+            for name, column in zip(LIMIT_NAMES, columns, strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -108,6 +131,12 @@ class Tried:
     sessions: tuple[Mapping[str, Any], ...] = ()
     error: str | None = None
     feasible: bool = False
+    stopped: str | None = None  # stopped early, already costing more than the best: how far it got
+
+    @property
+    def ran(self) -> bool:
+        """Whether it ran to the end: its figures are whole."""
+        return self.error is None and self.stopped is None
 
     def total(self, key: str) -> float | None:
         values = [s.get(key) for s in self.sessions]
@@ -154,6 +183,11 @@ class Recommendation:
             lines.append(f"{spec.name}: {effect}")
         return lines
 
+    def stopped_said(self) -> str:
+        """How many stacks were stopped early, in words ("" for none)."""
+        stopped = sum(t.stopped is not None for t in self.tried)
+        return f"{stopped:,} stopped early, already costing more than the best" if stopped else ""
+
     @property
     def best(self) -> Tried | None:
         """The cheapest stack within the budget (the raw history when it is the cheapest)."""
@@ -171,7 +205,7 @@ class Recommendation:
 
     def front(self) -> list[Tried]:
         """The stacks on the Pareto front of cost against facts lost (invalid ones aside)."""
-        ran = [t for t in self.tried if t.error is None and not t.worst("turns_with_violations")]
+        ran = [t for t in self.tried if t.ran and not t.worst("turns_with_violations")]
         pairs = [(t.total(self.objective), t.total("distinct_facts_lost")) for t in ran]
         return [t for t, on in zip(ran, pareto_front(pairs), strict=True) if on]
 
@@ -184,6 +218,7 @@ def money(value: float, objective: str) -> str:
 
 
 LIMIT_NAMES = ("invalid_turns", "turns_over_window", "facts_lost", "must_keep_lost", "refetches")
+STRICT_LIMITS = ("invalid_turns", "turns_over_window")  # held in every session whatever the percentile
 
 
 def policies_for(framework: str) -> tuple[str, ...]:
@@ -253,20 +288,73 @@ class _Job:
     must_keep: tuple[MustKeep, ...]
 
 
+class _Stopped(Exception):
+    """A stack's running cost passed the best one's: it cannot be the answer."""
+
+    def __init__(self, text: str, value: float) -> None:
+        super().__init__(text, value)
+        self.text, self.value = text, value
+
+
+Bound = tuple[str, float]  # (objective, the best feasible value so far): a stack over it stops
+
+
+class _Watch:
+    """Stops a replay (``replay(watch=...)``) once the sessions done (``spent``) and this one's
+    running cost pass the bound. The running cost never exceeds the final figure, so a stack
+    stopped would have cost more than the best: it cannot be the answer."""
+
+    def __init__(self, bound: Bound, pricing: Pricing, spent: float, slack: float, where: str) -> None:
+        self.objective, self.limit = bound
+        self.limit += slack  # the figures are rounded: a tie is not stopped
+        self.running = RunningCost(pricing) if self.objective == "cost_usd" else None
+        self.spent, self.where = spent, where
+
+    def __call__(self, result: ReplayResult) -> None:
+        turn = result.turns[-1]
+        if self.running is not None:
+            self.running(result)
+            value = self.spent + self.running.spent
+        else:
+            self.spent += turn.context_tokens
+            value = self.spent
+        if value > self.limit:
+            text = (
+                f"stopped at turn {turn.number:,} of {result.session.turns:,}{self.where}: "
+                f"{money(value, self.objective)} already, over the best's {money(self.limit, self.objective)}"
+            )
+            raise _Stopped(text, value)
+
+
 def _figures(
-    job: _Job, stack: Sequence[PolicySpec], counters: dict[str, TokenCounter]
-) -> tuple[tuple, str | None]:
+    job: _Job, stack: Sequence[PolicySpec], counters: dict[str, TokenCounter], bound: Bound | None = None
+) -> tuple[tuple, str | None, _Stopped | None]:
+    """The stack's totals in each session; or why it did not run; or where it stopped, once
+    over ``bound``."""
     from playground.measures.metrics import totals, turn_table
 
     out = []
-    for session, settings in zip(job.sessions, job.settings, strict=True):
+    spent, many = 0.0, len(job.sessions) > 1
+    for number, (session, settings) in enumerate(zip(job.sessions, job.settings, strict=True), start=1):
         counter = counters.setdefault(settings.model, TokenCounter(settings.model))
+        watch = None
+        if bound is not None:
+            where = f" of session {number:,} of {len(job.sessions):,}" if many else ""
+            watch = _Watch(bound, job.pricing, spent, ROUNDING * len(job.sessions), where)
         try:
-            result = replay(session, list(stack), settings, counter)
+            result = replay(session, list(stack), settings, counter, watch=watch)
+        except _Stopped as stop:
+            return (), None, stop
         except (SpecError, SummarizerError, LimitError) as error:
-            return (), str(error)
-        out.append(totals(turn_table(result, job.pricing, job.must_keep)))
-    return tuple(out), None
+            return (), str(error), None
+        figures = totals(turn_table(result, job.pricing, job.must_keep))
+        out.append(figures)
+        if bound is not None:
+            spent += figures.get(bound[0]) or 0.0
+    return tuple(out), None, None
+
+
+ROUNDING = 1e-6  # a session's dollars are rounded to this
 
 
 _worker: tuple[_Job, dict[str, TokenCounter]] | None = None
@@ -277,9 +365,9 @@ def _start_worker(job: _Job) -> None:
     _worker = (job, {})
 
 
-def _worker_figures(stack: tuple[PolicySpec, ...]) -> tuple[tuple, str | None]:
+def _worker_figures(stack: tuple[PolicySpec, ...], bound: Bound | None) -> tuple:
     assert _worker is not None
-    return _figures(_worker[0], stack, _worker[1])
+    return _figures(_worker[0], stack, _worker[1], bound)
 
 
 Progress = Callable[[int, int, "Tried | None"], None]
@@ -330,8 +418,8 @@ def recommend(
 
     evaluate, close = _evaluator(job, workers, scheduler)
     try:
-        first = evaluate([stack for _, _, stack in starts])
-        for (origin, kind, stack), (figures, error) in zip(starts, first, strict=True):
+        first = evaluate([stack for _, _, stack in starts], None)
+        for (origin, kind, stack), (figures, error, _) in zip(starts, first, strict=True):
             tried.append(_tried(stack, origin, kind, figures, error, budget))
         if progress:
             progress(len(tried), planned, None)
@@ -356,20 +444,25 @@ def recommend(
         while done < trials and not cancelled():
             batch = [study.ask() for _ in range(min(workers, trials - done))]
             stacks = [stack_of_trial(t, policies) for t in batch]
-            for trial, stack, (figures, error) in zip(batch, stacks, evaluate(stacks), strict=True):
-                one = _tried(stack, f"trial {trial.number}", TRIAL, figures, error, budget)
+            best = _best(tried, objective)
+            bound = None if best is None else (objective, best.total(objective) or 0.0)
+            for trial, stack, (figures, error, stop) in zip(
+                batch, stacks, evaluate(stacks, bound), strict=True
+            ):
+                one = _tried(stack, f"trial {trial.number}", TRIAL, figures, error, budget, stop)
                 tried.append(one)
-                for limit, excess in zip(LIMIT_NAMES, worst_excess(budget, one.sessions), strict=True):
-                    trial.set_constraint(limit, excess)
-                value = one.total(objective)
-                if error is not None or value is None:
+                if stop is not None:  # over the best already: its losses unknown, its cost higher
+                    trial.report(stop.value, step=0)
+                    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+                elif error is not None or one.total(objective) is None:
                     study.tell(trial, state=optuna.trial.TrialState.FAIL)
                 else:
-                    study.tell(trial, value)
+                    for limit, excess in zip(LIMIT_NAMES, budget.over(one.sessions), strict=True):
+                        trial.set_constraint(limit, excess)
+                    study.tell(trial, one.total(objective))
                 done += 1
             if progress:
-                best = min((t for t in tried if t.feasible), key=lambda t: t.total(objective), default=None)
-                progress(len(tried), planned, best)
+                progress(len(tried), planned, _best(tried, objective))
         without = _descend(tried, evaluate, budget, objective, done, name)
     finally:
         close()
@@ -377,7 +470,7 @@ def recommend(
 
 
 def _descend(
-    tried: list[Tried], evaluate: Callable[[list], list], budget: Budget, objective: str, done: int, name: str
+    tried: list[Tried], evaluate: Evaluate, budget: Budget, objective: str, done: int, name: str
 ) -> tuple[Tried, ...]:
     """Take policies out of the best stack while that keeps it within the budget at no more
     cost (a policy that does nothing, or costs more than it saves, goes); the stacks tried
@@ -396,48 +489,55 @@ def _descend(
 MAX_POLICIES = 32  # a stack is never longer: the descent ends
 
 
-def _without_each(best: Tried, evaluate: Callable[[list], list], budget: Budget) -> tuple[Tried, ...]:
+def _without_each(best: Tried, evaluate: Evaluate, budget: Budget) -> tuple[Tried, ...]:
     """The best stack with each of its policies taken out in turn: what each one does for it."""
     stacks = [[s for j, s in enumerate(best.stack) if j != i] for i in range(len(best.stack))]
     return tuple(
         _tried(stack, f"{best.origin}, less {best.stack[i].name}", SIMPLER, figures, error, budget)
-        for i, (stack, (figures, error)) in enumerate(zip(stacks, evaluate(stacks), strict=True))
+        for i, (stack, (figures, error, _)) in enumerate(zip(stacks, evaluate(stacks, None), strict=True))
     )
 
 
-def worst_excess(budget: Budget, sessions: Sequence[Mapping[str, Any]]) -> list[float]:
-    """Each limit's excess in the session that exceeds it most (a trial that did not run: over)."""
-    if not sessions:
-        return [1.0] * len(LIMIT_NAMES)
-    return [max(column) for column in zip(*(budget.excess(s) for s in sessions), strict=True)]
+def _best(tried: Sequence[Tried], objective: str) -> Tried | None:
+    return min((t for t in tried if t.feasible), key=lambda t: t.total(objective), default=None)
 
 
 def _tried(
-    stack: Sequence[PolicySpec], origin: str, kind: str, figures: tuple, error: str | None, budget: Budget
+    stack: Sequence[PolicySpec],
+    origin: str,
+    kind: str,
+    figures: tuple,
+    error: str | None,
+    budget: Budget,
+    stop: _Stopped | None = None,
 ) -> Tried:
-    feasible = error is None and all(v <= 0 for s in figures for v in budget.excess(s))
-    return Tried(tuple(stack), origin, kind, figures, error, feasible)
+    feasible = error is None and stop is None and all(v <= 0 for v in budget.over(figures))
+    return Tried(tuple(stack), origin, kind, figures, error, feasible, None if stop is None else stop.text)
 
 
-def _evaluator(
-    job: _Job, workers: int, scheduler: Any = None
-) -> tuple[Callable[[list], list], Callable[[], None]]:
-    """A function of stacks to their figures: in this process, in ``workers`` processes, or on
-    the Dask cluster at ``scheduler`` (its address, or a ``distributed.Client`` held open)."""
+Evaluate = Callable[[list, "Bound | None"], list]  # stacks, a bound -> their _figures
+
+
+def _evaluator(job: _Job, workers: int, scheduler: Any = None) -> tuple[Evaluate, Callable[[], None]]:
+    """A function of stacks (and a bound to stop them at) to their figures: in this process,
+    in ``workers`` processes, or on the Dask cluster at ``scheduler`` (its address, or a
+    ``distributed.Client`` held open)."""
     if scheduler:
         return _on_dask(job, scheduler)
     if workers <= 1:
         counters: dict[str, TokenCounter] = {}
-        return (lambda stacks: [_figures(job, s, counters) for s in stacks]), (lambda: None)
+        return (lambda stacks, bound: [_figures(job, s, counters, bound) for s in stacks]), (lambda: None)
     from concurrent.futures import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(workers, process_context(), initializer=_start_worker, initargs=(job,))
-    return (lambda stacks: list(pool.map(_worker_figures, [tuple(s) for s in stacks]))), (
-        lambda: pool.shutdown(wait=True, cancel_futures=True)
-    )
+
+    def evaluate(stacks: list, bound: Bound | None) -> list:
+        return list(pool.map(_worker_figures, [tuple(s) for s in stacks], [bound] * len(stacks)))
+
+    return evaluate, lambda: pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _on_dask(job: _Job, scheduler: Any) -> tuple[Callable[[list], list], Callable[[], None]]:
+def _on_dask(job: _Job, scheduler: Any) -> tuple[Evaluate, Callable[[], None]]:
     from playground.analyses.corpus import CorpusError, connect_scheduler
 
     try:
@@ -448,8 +548,9 @@ def _on_dask(job: _Job, scheduler: Any) -> tuple[Callable[[list], list], Callabl
     client = connect_scheduler(Client, scheduler) if owned else scheduler
     shared = client.scatter(job, broadcast=True)
 
-    def evaluate(stacks: list) -> list:
-        return client.gather(client.map(_dask_figures, [tuple(s) for s in stacks], job=shared, pure=False))
+    def evaluate(stacks: list, bound: Bound | None) -> list:
+        futures = client.map(_dask_figures, [tuple(s) for s in stacks], job=shared, bound=bound, pure=False)
+        return client.gather(futures)
 
     return evaluate, (client.close if owned else (lambda: None))
 
@@ -457,8 +558,8 @@ def _on_dask(job: _Job, scheduler: Any) -> tuple[Callable[[list], list], Callabl
 _DASK_COUNTERS: dict[str, TokenCounter] = {}  # a Dask worker's counters, kept across its tasks
 
 
-def _dask_figures(stack: tuple[PolicySpec, ...], job: _Job) -> tuple[tuple, str | None]:
-    return _figures(job, stack, _DASK_COUNTERS)
+def _dask_figures(stack: tuple[PolicySpec, ...], job: _Job, bound: Bound | None) -> tuple:
+    return _figures(job, stack, _DASK_COUNTERS, bound)
 
 
 def study_file() -> Any:

@@ -197,7 +197,7 @@ def recommend_chart(answer: Recommendation) -> go.Figure:
     cost = answer.objective
     loss = "distinct_facts_lost"
     figure = _cost_against_loss(f"{COST_AXES[cost]} against facts lost, every stack tried", cost, loss)
-    ran = [(i, t) for i, t in enumerate(answer.tried) if t.error is None and t.total(cost) is not None]
+    ran = [(i, t) for i, t in enumerate(answer.tried) if t.ran and t.total(cost) is not None]
     if not ran:
         return nothing_to_chart(figure, "No stack could run.")
     _front_line(figure, [(t.total(cost), t.total(loss)) for t in answer.front()])

@@ -32,7 +32,29 @@ def add_command(commands: Any) -> None:
         metavar="FACT",
         help="a fact no recommended stack may lose (text, or /regex/); repeat for more",
     )
+    held = rec.add_mutually_exclusive_group()
+    held.add_argument(
+        "--no-must-keep-lost",
+        dest="must_keep_held",
+        action="store_true",
+        default=True,
+        help="no recommended stack may lose a must-keep fact (the default, where any is declared)",
+    )
+    held.add_argument(
+        "--allow-must-keep-lost",
+        dest="must_keep_held",
+        action="store_false",
+        help="must-keep facts are only shown: losing one does not rule a stack out",
+    )
     rec.add_argument("--max-refetches", type=int, metavar="N", help="re-fetches a stack may cause")
+    rec.add_argument(
+        "--percentile",
+        type=float,
+        default=100.0,
+        metavar="P",
+        help="over several sessions, the loss limits must hold in P %% of them (default 100: in every one; "
+        "no turn may be invalid in any)",
+    )
     rec.add_argument(
         "--framework",
         default=ANY,
@@ -67,6 +89,8 @@ def run_recommend(args: argparse.Namespace) -> int:
         raise UsageError("no such file or directory: " + ", ".join(visible(p) for p in missing))
     if args.max_facts_lost < 0 or (args.max_refetches is not None and args.max_refetches < 0):
         raise UsageError("--max-facts-lost and --max-refetches must be 0 or more")
+    if not 0 < args.percentile <= 100:  # NaN fails too
+        raise UsageError("--percentile must be over 0 and at most 100")
     found, passed = sources(args.paths)
     for label, reason in passed:
         print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)
@@ -81,7 +105,7 @@ def run_recommend(args: argparse.Namespace) -> int:
         must_keep = parse_must_keep(args.must_keep, "--must-keep") if args.must_keep else ()
     except MustKeepError as error:
         raise UsageError(str(error)) from None
-    budget = Budget(args.max_facts_lost, True, args.max_refetches)
+    budget = Budget(args.max_facts_lost, args.must_keep_held, args.max_refetches, args.percentile)
     tty = sys.stderr.isatty()
 
     def progress(done: int, planned: int, best: Tried | None) -> None:
@@ -122,6 +146,8 @@ def report(answer: Recommendation, sessions: int) -> str:
         f"searched {answer.trials} proposed stacks, the raw history and {presets} presets on {sessions} "
         f"session(s) in {answer.seconds:.1f} s; budget: {answer.budget.said()}"
     ]
+    if answer.stopped_said():
+        lines.append(answer.stopped_said())
     best = answer.best
     if best is None:
         lines.append("no stack tried stays within the budget, not even the raw history: loosen it")
@@ -160,6 +186,7 @@ def as_data(answer: Recommendation) -> dict[str, Any]:
             "stack": [{s.name: s.params} for s in t.stack],
             "feasible": t.feasible,
             "error": t.error,
+            "stopped": t.stopped,
             "cost": t.total(answer.objective),
             "facts_lost": t.total("distinct_facts_lost"),
             "sessions": [dict(s) for s in t.sessions],

@@ -181,6 +181,7 @@ def replay(
     hosted: bool = False,
     summary_cache: SummaryCache | None = None,
     progress: Callable[[int, int, SummaryStats], None] | None = None,
+    watch: Callable[[ReplayResult], None] | None = None,
 ) -> ReplayResult:
     """Replay ``session`` through the enabled policies of ``specs``.
 
@@ -188,6 +189,8 @@ def replay(
     policy that raises.
     A ``counter`` passed in keeps its cache, so replays of one session share tokenization.
     ``progress(turn, turns, summary_stats)`` is called before each inference (for slow summarizers).
+    ``watch(result)`` is called after each turn with the result so far (its last turn the new
+    one); what it raises ends the replay (a search stops a stack that already costs too much).
     ``api_key`` is a key the user gave; ``hosted`` applies the app's rule of which endpoint
     may receive the server's own key (``endpoints.choose_key``).
     """
@@ -203,8 +206,7 @@ def replay(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
     )
     run = _Run(session, stack, settings, counter, summarizer, progress)
-    run.play()
-    return ReplayResult(
+    result = ReplayResult(
         session,
         list(specs),
         settings,
@@ -215,6 +217,10 @@ def replay(
         summarizer.stats,
         calibration,
     )
+    if watch is not None:
+        run.watch = lambda: watch(result)
+    run.play()
+    return result
 
 
 class _Run:
@@ -259,6 +265,7 @@ class _Run:
         self.agent_compacted_at = min((c.at for c in session.compactions), default=None)
         self.progress = progress
         self.last_compaction: dict[int, int] = {}  # stack position -> turn it last compacted
+        self.watch: Callable[[], None] | None = None  # called after each turn
 
     def play(self) -> None:
         count = self.counter.count
@@ -413,6 +420,8 @@ class _Run:
             self.last_usage = self.session.usage.get(reply_index, context_tokens)
         reply = self.session.messages[reply_index]
         self.last_output = self.session.output_tokens(reply_index, self.counter.count(reply))
+        if self.watch is not None:
+            self.watch()
 
     def as_sent(self, reply_index: int) -> bool:
         """Whether this turn's request is the one the agent sent: no policy has changed it and

@@ -190,64 +190,103 @@ def cache_turns(
     priming: int = 0,
     warm_head: int = 0,
 ) -> list[CacheTurn]:
-    """Per request, how its input tokens split under ``rule``.
+    """Per request, how its input tokens split under ``rule`` (a ``CacheMeter`` fed each one).
 
     Each request comes as a delta (``deltas``, or the engine's ``Turn.shared`` and
     ``Turn.tail``): how many messages it keeps in place from the previous request, and the
-    messages after them. The prefix it may find cached is what it shares with the previous
-    request followed by that request's reply (``replies``, one per request) where the rule
-    caches any prefix; at Anthropic only at an earlier request's end, where its breakpoint
-    was, and no more than ``lookback_blocks`` content blocks before this request's end. Every request opens with ``tools`` tokens of tool definitions (providers put them
-    first, so they are always shared) and ends with ``priming`` tokens that open the reply
-    (never shared). Work per request is proportional to what changed.
+    messages after them. ``times`` (seconds, one per request, None where unknown) and
+    ``replies`` (one per request) as ``CacheMeter.add`` takes them.
+    """
+    meter = CacheMeter(
+        rule, tokens, tools=tools, priming=priming, warm_head=warm_head, replies=replies is not None
+    )
+    return [
+        meter.add(
+            kept, tail, times[number] if times else None, replies[number] if replies is not None else None
+        )
+        for number, (kept, tail) in enumerate(requests)
+    ]
 
-    ``times`` (seconds, one per request, None where unknown) makes the cache cold after an
-    idle gap longer than the rule's TTL; without times the cache is assumed warm.
+
+class CacheMeter:
+    """How each request of a sequence splits its input tokens under ``rule``, one request at a
+    time (so a replay can be priced as it runs).
+
+    The prefix a request may find cached is what it shares with the previous request followed
+    by that request's reply (where ``replies`` are given and the rule caches any prefix); at
+    Anthropic only at an earlier request's end, where its breakpoint was, and no more than
+    ``lookback_blocks`` content blocks before this request's end. Every request opens with
+    ``tools`` tokens of tool definitions (providers put them first, so they are always shared)
+    and ends with ``priming`` tokens that open the reply (never shared). Work per request is
+    proportional to what changed.
 
     ``warm_head`` tokens opening the first request are already cached when it is sent (as the
     session records: the system prompt and tool definitions an agent sends the same in every
     session, cached by its earlier sessions).
     """
-    out: list[CacheTurn] = []
-    # prefix[k]: tokens of tools + the previous request's first k messages (then its reply)
-    prefix: list[int] = [tools]
-    lookback = rule.lookback_blocks if rule.breakpoints else 0
-    blocks: list[int] = [0]  # with a lookback: content blocks of the previous request's first k messages
-    length = 0  # messages in the previous request
-    entries: list[int] = []  # Anthropic: message counts at which an earlier request ended, cached
-    last_time: float | None = None
-    any_prefix = replies is not None and not rule.breakpoints
-    for number, (kept, tail) in enumerate(requests):
-        now = times[number] if times else None
+
+    def __init__(
+        self,
+        rule: CacheRule,
+        tokens: Callable[[Message], int],
+        *,
+        tools: int = 0,
+        priming: int = 0,
+        warm_head: int = 0,
+        replies: bool = False,
+    ) -> None:
+        self.rule, self.tokens, self.priming, self.warm_head = rule, tokens, priming, warm_head
+        # prefix[k]: tokens of tools + the previous request's first k messages (then its reply)
+        self.prefix: list[int] = [tools]
+        self.lookback = rule.lookback_blocks if rule.breakpoints else 0
+        self.blocks: list[int] = [0]  # with a lookback: content blocks of the previous request's first k
+        self.length = 0  # messages in the previous request
+        self.entries: list[int] = []  # Anthropic: message counts at which an earlier request ended, cached
+        self.last_time: float | None = None
+        self.any_prefix = replies and not rule.breakpoints
+        self.last_reply: Message | None = None
+        self.number = 0
+
+    def add(
+        self, kept: int, tail: Sequence[Message], now: float | None = None, reply: Message | None = None
+    ) -> CacheTurn:
+        """The next request, as a delta, sent at ``now`` (seconds; None where unknown: the cache
+        is then assumed warm) and answered by ``reply``. An idle gap longer than the rule's TTL
+        makes the cache cold."""
+        rule, prefix, number, length = self.rule, self.prefix, self.number, self.length
         cold = bool(
             rule.ttl_seconds
             and now is not None
-            and last_time is not None
-            and now - last_time > rule.ttl_seconds
+            and self.last_time is not None
+            and now - self.last_time > rule.ttl_seconds
         )
         broken_at = kept if kept < length else None
         repaid = prefix[length] - prefix[kept] if broken_at is not None else 0
         shared = kept
-        if any_prefix and number and kept == length and tail and tail[0] == replies[number - 1]:
+        if self.any_prefix and number and kept == length and tail and tail[0] == self.last_reply:
             shared += 1  # the previous reply, where the provider cached it after its request
         del prefix[shared + 1 :]  # what follows the shared part is this request's own
         for message in tail[shared - kept :]:
-            prefix.append(prefix[-1] + tokens(message))
-        if lookback:
+            prefix.append(prefix[-1] + self.tokens(message))
+        blocks = self.blocks
+        if self.lookback:
             del blocks[shared + 1 :]
             for message in tail[shared - kept :]:
                 blocks.append(blocks[-1] + content_blocks(message))
-        length = kept + len(tail)
-        total = prefix[length] + priming
+        length = self.length = kept + len(tail)
+        total = prefix[length] + self.priming
         cacheable = rule.name != "none" and total >= rule.min_tokens
         read = 0
-        if cacheable and not number and warm_head >= rule.min_tokens:
-            read = min(warm_head, total) // rule.block * rule.block
+        if cacheable and not number and self.warm_head >= rule.min_tokens:
+            read = min(self.warm_head, total) // rule.block * rule.block
+        entries = self.entries
         if cacheable and not cold and number:
             if rule.breakpoints:
                 while entries and entries[-1] > shared:  # ascending: drop those past the break
                     entries.pop()
-                found = entries and (not lookback or blocks[length] - blocks[entries[-1]] <= lookback)
+                found = entries and (
+                    not self.lookback or blocks[length] - blocks[entries[-1]] <= self.lookback
+                )
                 read = prefix[entries[-1]] if found else 0
             else:
                 read = prefix[shared]
@@ -255,13 +294,14 @@ def cache_turns(
             if read < rule.min_tokens:
                 read = 0
         if cold:
-            entries = []
+            entries.clear()
         write = total - read if cacheable and rule.writes else 0
-        out.append(CacheTurn(read, write, total - read - write, broken_at, repaid, cold))
         if cacheable:
             entries.append(length)
-        if any_prefix:
-            prefix.append(prefix[-1] + tokens(replies[number]))
+        if self.any_prefix and reply is not None:
+            prefix.append(prefix[-1] + self.tokens(reply))
+        self.last_reply = reply
         if now is not None:
-            last_time = now
-    return out
+            self.last_time = now
+        self.number += 1
+        return CacheTurn(read, write, total - read - write, broken_at, repaid, cold)

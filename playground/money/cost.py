@@ -16,7 +16,7 @@ from typing import Any
 
 from playground.engine.replay import NO_EDIT, ReplayResult
 from playground.engine.tokens import REPLY_PRIMING
-from playground.money.caching import RULES, CacheRule, CacheTurn, Delta, cache_turns, rule_for
+from playground.money.caching import RULES, CacheMeter, CacheRule, CacheTurn, Delta, rule_for
 from playground.money.pricing import (
     NO_OWN,
     PRICE_PARTS,
@@ -26,6 +26,7 @@ from playground.money.pricing import (
     default_cache_rule,
     find_price,
     own_price,
+    request_cost,
     turn_cost,
 )
 from policies.messages import Message
@@ -171,17 +172,19 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     """Price ``result``: the stack's requests and the raw history's under one cache rule."""
     pricing = pricing or Pricing()
     price, rule = pricing.resolve(result.settings.model)
-    session, count = result.session, result.counter.count
+    session = result.session
     times = [session.times.get(t.reply_index) for t in result.turns]
     timed = any(t is not None for t in times)
     replies = [session.messages[t.reply_index] for t in result.turns]
-    when = times if timed else None
-    # what the first call found cached, as recorded: an agent's system prompt and tool
-    # definitions are the same in its every session, cached by the sessions before
-    warm_head = session.cache_reads.get(result.turns[0].reply_index, 0) if result.turns else 0
-    fixed = dict(tools=result.counter.tools(session.tools), priming=REPLY_PRIMING, warm_head=warm_head)
-    stack = cache_turns(((t.shared, t.tail) for t in result.turns), count, rule, when, replies, **fixed)
-    raw = cache_turns(_raw_deltas(result), count, rule, when, replies, **fixed)
+    stack_meter, raw_meter = _meter(result, rule), _meter(result, rule)
+    stack = [
+        stack_meter.add(t.shared, t.tail, now, reply)
+        for t, now, reply in zip(result.turns, times, replies, strict=True)
+    ]
+    raw = [
+        raw_meter.add(kept, tail, now, reply)
+        for (kept, tail), now, reply in zip(_raw_deltas(result), times, replies, strict=True)
+    ]
     served = cache_served(result, raw, rule) if result.settings.calibrate else None
     if served is not None:
         stack, raw = as_served(stack, served), as_served(raw, served)
@@ -215,6 +218,56 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         recorded,
         served,
     )
+
+
+def _meter(result: ReplayResult, rule: CacheRule) -> CacheMeter:
+    """A cache meter for ``result``'s requests: its tool definitions open each, the reply's
+    priming closes each, and what the first call found cached, as recorded, is warm: an
+    agent's system prompt and tool definitions are the same in its every session, cached by
+    the sessions before."""
+    session, counter = result.session, result.counter
+    warm_head = session.cache_reads.get(result.turns[0].reply_index, 0) if result.turns else 0
+    return CacheMeter(
+        rule,
+        counter.count,
+        tools=counter.tools(session.tools),
+        priming=REPLY_PRIMING,
+        warm_head=warm_head,
+        replies=True,
+    )
+
+
+class RunningCost:
+    """A replay's cost as it runs: pass it as ``replay(watch=...)`` and read ``spent`` after
+    any turn. Dollars as ``cost_report`` bills the stack, summaries included, with the cache
+    serving every read its rule allows: where a calibrated replay scales the reads down to
+    what the provider served, the final figure is higher, so ``spent`` never exceeds it.
+    Without a price, the tokens the requests hold (``billed_context_tokens``)."""
+
+    def __init__(self, pricing: Pricing | None = None) -> None:
+        self.pricing = pricing or Pricing()
+        self.spent = 0.0
+        self._meter: CacheMeter | None = None
+        self._billed = 0  # summaries priced
+
+    def __call__(self, result: ReplayResult) -> None:
+        turn = result.turns[-1]
+        if self._meter is None:
+            self._price, self._rule = self.pricing.resolve(result.settings.model)
+            self._summary_price = _summary_price(result) or self._price
+            self._meter = _meter(result, self._rule)
+        if self._price is None:
+            self.spent += turn.context_tokens
+            return
+        session = result.session
+        reply = session.messages[turn.reply_index]
+        cached = self._meter.add(turn.shared, turn.tail, session.times.get(turn.reply_index), reply)
+        output = session.output_tokens(turn.reply_index, result.counter.count(reply))
+        self.spent += request_cost(self._price, cached, output, self._rule)
+        billed = result.summary_stats.billed  # the summaries made so far, in order
+        for _, prompt, summary in billed[self._billed :]:
+            self.spent += self._summary_price.cost(prompt, 0, 0, summary, False)
+        self._billed = len(billed)
 
 
 MIN_SERVED_CALLS = 3

@@ -281,12 +281,17 @@ def default_cache_rule(price: Price | None, model: str) -> CacheRule:
 PARTS = ("read", "write", "uncached", "output")
 
 
+def request_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> float:
+    """Dollars for one request split by ``turn`` with ``output`` reply tokens."""
+    return price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, rule.write_1h)
+
+
 def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> dict[str, float]:
     """Dollars for one request split by ``turn`` with ``output`` reply tokens: the whole
     (``total``) and its parts (cache reads, writes, uncached input, output), which add up to
     it (under a long-context tier each part is priced alone, then scaled to the whole)."""
     hour = rule.write_1h
-    total = price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, hour)
+    total = request_cost(price, turn, output, rule)
     parts = {
         "read": price.cost(turn.read, turn.read, 0, 0, hour),
         "write": price.cost(turn.write, 0, turn.write, 0, hour),

@@ -74,7 +74,7 @@ def show(
     st.caption(
         "Searches for the cheapest stack that stays within your budget on this session: the raw "
         "history and every preset as they are, then stacks an Optuna sampler proposes. Each is a "
-        "whole replay with prompt caching priced."
+        "whole replay with prompt caching priced, stopped early once it costs more than the best so far."
     )
     cols = st.columns(4)
     lost = state.lasting(
@@ -98,7 +98,26 @@ def show(
         step=10,
     )
     seed = state.lasting(cols[3].number_input, "Seed", key="recommend_seed", default=0, min_value=0, step=1)
-    budget = Budget(int(lost), True, None)
+    cols = st.columns(4)
+    refetches = state.lasting(
+        cols[0].number_input,
+        "Re-fetches it may cause",
+        key="recommend_refetches",
+        value=None,
+        min_value=0,
+        step=1,
+        placeholder="any number",
+        help="A tool call the agent repeats because a policy took away its result. Empty: no limit.",
+    )
+    held = state.lasting(
+        cols[1].toggle,
+        "No must-keep fact lost",
+        key="recommend_must_keep",
+        default=True,
+        disabled=not facts,
+        help="Declare must-keep facts in the sidebar; off, losing one is shown but allowed.",
+    )
+    budget = Budget(int(lost), bool(held), None if refetches is None else int(refetches))
     st.caption(f"Budget: {budget.said()}" + (f" ({len(facts)} declared)" if facts else "") + ".")
     job: RecommendJob | None = st.session_state["recommend_job"]
     if job is not None and job.session != session.content_hash:  # another session: another answer
@@ -172,7 +191,11 @@ def _answer(job: RecommendJob) -> None:
             "**Why it wins**, each policy against the stack without it:\n\n"
             + "\n".join(f"- {escape_markdown(line)}" for line in why)
         )
-    st.caption(f"{len(answer.tried)} stacks tried in {answer.seconds:.1f} s ({answer.trials} proposed).")
+    st.caption(
+        f"{len(answer.tried)} stacks tried in {answer.seconds:.1f} s ({answer.trials} proposed"
+        + (f"; {answer.stopped_said()}" if answer.stopped_said() else "")
+        + ")."
+    )
     st.plotly_chart(
         recommend_chart(answer),
         width="stretch",

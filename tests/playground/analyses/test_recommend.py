@@ -141,3 +141,44 @@ def test_trials_on_a_dask_cluster_give_the_answer_one_process_gives():
 def test_a_scheduler_address_that_is_not_one_is_refused_by_name(capsys):
     assert main(["recommend", str(REAL), "--trials", "1", "--scheduler", "not-an-address"]) == 2
     assert "not a scheduler address" in capsys.readouterr().err
+
+
+def test_a_stack_stopped_early_would_have_cost_more_than_the_answer():
+    """A trial whose running cost passes the best so far stops there; replayed to the end, each
+    costs more than the answer, so stopping it changed nothing but the time."""
+    session = read_path(REAL)[0]
+    answer = recommend([session], [SONNET], Budget(max_facts_lost=3), trials=TRIALS, seed=3)
+    stopped = [t for t in answer.tried if t.stopped is not None]
+    assert stopped, "no trial was stopped early"
+    best = figures(session, answer.best.stack)["cost_usd"]
+    for trial in stopped:
+        assert trial.kind == "trial" and not trial.feasible and not trial.sessions
+        assert trial.stopped.startswith("stopped at turn ") and "over the best's $" in trial.stopped
+        assert figures(session, trial.stack)["cost_usd"] > best, trial.origin
+    assert trial not in answer.front()
+    storage = optuna.storages.RDBStorage(f"sqlite:///{study_file()}")
+    states = [t.state for t in optuna.load_study(study_name=answer.study, storage=storage).trials]
+    assert states.count(optuna.trial.TrialState.PRUNED) == len(stopped)
+
+
+def test_at_a_percentile_the_losses_may_exceed_the_budget_in_the_rest_of_the_sessions():
+    sessions = [s for path in SAMPLES for s in read_path(path)]
+    budget = Budget(max_facts_lost=0, percentile=50)
+    answer = recommend(sessions, [SONNET] * len(sessions), budget, trials=TRIALS, seed=1)
+    runs = [figures(s, answer.best.stack) for s in sessions]
+    assert not any(f["turns_with_violations"] or f["turns_over_window"] for f in runs)  # in every session
+    assert sum(f["distinct_facts_lost"] == 0 for f in runs) >= len(runs) / 2
+    every = recommend(sessions, [SONNET] * len(sessions), Budget(max_facts_lost=0), trials=TRIALS, seed=1)
+    # a looser budget is a larger space: no dearer answer than the strict one's presets give
+    assert answer.best.total("cost_usd") <= every.best_preset.total("cost_usd") + 1e-9
+    assert "in 50 % of the sessions" in budget.said()
+
+
+def test_the_must_keep_budget_can_be_lifted_from_the_cli(tmp_path, capsys):
+    args = ["recommend", str(REAL), "--model", "claude-sonnet-4-5", "--trials", "2", "--workers", "1"]
+    assert main([*args, "--must-keep", "astropy", "--allow-must-keep-lost"]) == 0
+    assert "no must-keep fact lost" not in capsys.readouterr().out
+    assert main([*args, "--must-keep", "astropy", "--no-must-keep-lost"]) == 0
+    assert "no must-keep fact lost" in capsys.readouterr().out
+    assert main([*args, "--percentile", "nan"]) == 2
+    assert "--percentile must be over 0" in capsys.readouterr().err

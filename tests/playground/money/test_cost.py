@@ -7,6 +7,7 @@ import os
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,12 +16,14 @@ from playground.formats import read_path
 from playground.measures.metrics import totals, turns_frame
 from playground.money import pricing
 from playground.money.caching import cache_turns, deltas, rule_for
-from playground.money.cost import Pricing, PricingError, cost_report
+from playground.money.cost import Pricing, PricingError, RunningCost, cost_report
 from playground.money.pricing import find_price
 from playground.stacks.config import parse_config
 from playground.stacks.presets import PRESETS
 from policies import PolicySpec
 from policies.messages import Message, ToolCall
+
+ROOT = Path(__file__).parents[3]
 
 CLAUDE = Settings(model="claude-sonnet-4-5", context_window=200_000)
 
@@ -433,3 +436,38 @@ def test_xai_caches_any_prefix_without_a_write_charge_and_reads_at_its_cached_pr
     assert price.cost(1_000_000, 1_000_000, 0, 0, False) == pytest.approx(
         0.25 * price.cost(1_000_000, 0, 0, 0, False)
     )
+
+
+SESSIONS = [
+    *sorted((ROOT / "sample_sessions").glob("*.json*")),
+    *sorted((ROOT / "tests" / "fixtures" / "formats").glob("c*/*.jsonl")),  # Claude Code, Codex
+]
+
+
+@pytest.mark.parametrize("path", SESSIONS, ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "preset",
+    [
+        "pyagentic recommended",
+        "Cache-friendly (batched eviction)",
+        "LangChain 1.x: summarization (docs example: 4,000 tokens, keep 20 messages)",
+    ],
+)
+def test_the_running_cost_climbs_to_the_final_one_and_never_passes_it(path, preset):
+    """What a search stops a stack on: dollars turn by turn, the summaries included, that reach
+    the headline's where the cache is modelled as its rule allows, and stay under it where a
+    session's recorded share of cache hits scales the reads down."""
+    for session in read_path(path):
+        settings = Settings(model="gpt-5" if "codex" in str(path) else "claude-sonnet-4-5")
+        running, seen = RunningCost(), []
+
+        def watch(result, running=running, seen=seen):
+            running(result)
+            seen.append(running.spent)
+
+        result = replay(session, list(PRESETS[preset]), settings, watch=watch)
+        final = totals(turns_frame(result))["cost_usd"]
+        assert len(seen) == len(result.turns) and seen == sorted(seen)
+        assert seen[-1] <= final + 1e-6
+        if cost_report(result).served is None:
+            assert seen[-1] == pytest.approx(final, abs=1e-6)
