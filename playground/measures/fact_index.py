@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from operator import itemgetter
 
 import ahocorasick
+import numpy as np
 
 _FACT = itemgetter(1)
 
@@ -33,7 +34,12 @@ class FactFinder:
         if self.facts:
             self._automaton.make_automaton()
 
-    def held(self, text: str) -> frozenset[int]:
+    def held(self, text: str) -> np.ndarray:
+        """The facts ``text`` holds, each once (int32 indices, in no particular order): an array,
+        so that counting a message's facts in or out of a request is one step, not a loop."""
         if not self.facts:
-            return frozenset()
-        return frozenset(map(_FACT, self._automaton.iter(text)))
+            return NONE
+        return np.fromiter(frozenset(map(_FACT, self._automaton.iter(text))), dtype=np.int32)
+
+
+NONE = np.zeros(0, dtype=np.int32)

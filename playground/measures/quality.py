@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from playground.engine.replay import ReplayResult, Turn
 from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
@@ -55,9 +57,10 @@ class _SessionFacts:
 
     reply_facts: dict[int, tuple[int, ...]]  # raw index of a reply -> its facts, in order
     finder: FactFinder
-    raw_held: list[frozenset[int]]  # per raw message: the reply facts it holds
-    first_seen: list[int]  # per fact: the first raw message holding it
-    results_of: dict[tuple[str, str], list[int]]  # a call -> raw indices of its results
+    raw_held: list[np.ndarray]  # per raw message: the reply facts it holds (FactFinder.held)
+    first_seen: list[int]  # per fact: the first raw message holding it (len(raw) for none)
+    # raw index of a reply -> per call: how it is shown, and the raw indices of its earlier results
+    calls: dict[int, list[tuple[str, list[int]]]]
 
 
 _SESSIONS: dict[int, _SessionFacts] = {}
@@ -72,7 +75,7 @@ def _session_facts(session: Session) -> _SessionFacts:
     finder = FactFinder(fact for facts in replies.values() for fact in facts)
     ids = {fact: i for i, fact in enumerate(finder.facts)}
     # a text read again (the same file, the same output) is searched once
-    by_text: dict[str, frozenset[int]] = {}
+    by_text: dict[str, np.ndarray] = {}
     raw_held = []
     for m in raw:
         text = said(m)
@@ -80,19 +83,32 @@ def _session_facts(session: Session) -> _SessionFacts:
         if held is None:
             held = by_text[text] = finder.held(text)
         raw_held.append(held)
-    first_seen = [len(raw)] * len(finder.facts)
-    seen: set[int] = set()
-    for index, held in enumerate(raw_held):
-        if held <= seen:  # most messages hold nothing new: a set operation, not a loop
-            continue
-        for fact in held - seen:
-            first_seen[fact] = index
-        seen |= held
+    first_seen = _first_seen(raw_held, len(finder.facts))
     reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
-    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, results_of(raw))
+    results = results_of(raw)
+    calls = {
+        i: [
+            (f"{c.name}({c.arguments})", [r for r in results.get(call_key(c.name, c.arguments), []) if r < i])
+            for c in raw[i].tool_calls
+        ]
+        for i in replies
+    }
+    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, calls)
     _SESSIONS[id(session)] = known
     weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
     return known
+
+
+def _first_seen(held: list[np.ndarray], facts: int) -> list[int]:
+    """Per fact, the first of the messages (``held``: each one's facts) that holds it; the
+    number of messages for a fact none holds."""
+    first = np.full(facts, len(held), dtype=np.int64)
+    if held:
+        flat = np.concatenate(held)
+        owners = np.repeat(np.arange(len(held)), [len(h) for h in held])
+        found, at = np.unique(flat, return_index=True)  # at: each fact's first place in ``flat``
+        first[found] = owners[at]
+    return first.tolist()
 
 
 def facts_of_reply(reply: Message) -> list[str]:
@@ -111,9 +127,9 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
     request's tail (what it did not share with the previous request) is looked at."""
     facts = _session_facts(result.session)
     raw = result.session.messages
-    made: dict[int, tuple[Message, frozenset[int]]] = {}  # id -> (message kept alive, its facts)
+    made: dict[int, tuple[Message, np.ndarray]] = {}  # id -> (message kept alive, its facts)
 
-    def held(message: Message) -> frozenset[int]:
+    def held(message: Message) -> np.ndarray:
         source = message.source
         if len(source) == 1 and source[0] < len(raw) and raw[source[0]] is message:
             return facts.raw_held[source[0]]
@@ -122,16 +138,16 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
             known = made[id(message)] = (message, facts.finder.held(said(message)))
         return known[1]
 
-    holders = [0] * len(facts.finder.facts)  # request positions holding each fact
+    holders = np.zeros(len(facts.finder.facts), dtype=np.int32)  # request positions holding each fact
     intact: dict[int, int] = {}  # raw index -> request positions holding it as recorded
     positions: list[_Held] = []  # per request position
     quality = []
 
-    def count(entry: _Held, step: int) -> None:
-        for fact in entry.facts:
-            holders[fact] += step
-        if entry.original is not None:
-            intact[entry.original] = intact.get(entry.original, 0) + step
+    def count(entries: list[_Held], step: int) -> None:
+        for entry in entries:
+            holders[entry.facts] += step  # a message holds each of its facts once: no index repeats
+            if entry.original is not None:
+                intact[entry.original] = intact.get(entry.original, 0) + step
 
     for turn in result.turns:
         # the messages after the shared prefix leave; those the tail brings back (moved up by
@@ -140,19 +156,18 @@ def per_turn(result: ReplayResult) -> list[TurnQuality]:
         for entry in positions[turn.shared :]:
             leaving.setdefault(id(entry.message), []).append(entry)
         del positions[turn.shared :]
+        entering = []
         for message in turn.tail:
             back = leaving.get(id(message))
             if back:
                 positions.append(back.pop())
                 continue
             original = message.source[0] if message.kind == ORIGINAL and len(message.source) == 1 else None
-            entry = _Held(message, held(message), original)
-            count(entry, 1)
-            positions.append(entry)
-        for entries in leaving.values():
-            for entry in entries:
-                count(entry, -1)
-        quality.append(_turn(turn, raw[turn.reply_index], facts, holders, intact))
+            entering.append(_Held(message, held(message), original))
+            positions.append(entering[-1])
+        count(entering, 1)
+        count([entry for entries in leaving.values() for entry in entries], -1)
+        quality.append(_turn(turn, facts, holders, intact))
     return quality
 
 
@@ -160,21 +175,20 @@ class _Held(NamedTuple):
     """A request position: its message, the facts it holds, the raw index it keeps intact."""
 
     message: Message
-    facts: frozenset[int]
+    facts: np.ndarray  # FactFinder.held
     original: int | None
 
 
-def _turn(turn: Turn, reply: Message, facts: _SessionFacts, holders, intact) -> TurnQuality:
-    refetched = []
-    for call in reply.tool_calls:
-        results = facts.results_of.get(call_key(call.name, call.arguments), [])
-        earlier = [i for i in results if i < turn.reply_index]
-        if earlier and not any(intact.get(i) for i in earlier):
-            refetched.append(f"{call.name}({call.arguments})")
+def _turn(turn: Turn, facts: _SessionFacts, holders: np.ndarray, intact: dict[int, int]) -> TurnQuality:
+    refetched = tuple(
+        label
+        for label, earlier in facts.calls[turn.reply_index]
+        if earlier and not any(intact.get(i) for i in earlier)
+    )
     lost = tuple(
         facts.finder.facts[fact]
         for fact in facts.reply_facts[turn.reply_index]
         if facts.first_seen[fact] < turn.reply_index and not holders[fact]
     )
     standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)
-    return TurnQuality(turn.number, tuple(refetched), lost, standing_lost)
+    return TurnQuality(turn.number, refetched, lost, standing_lost)
