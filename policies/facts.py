@@ -15,10 +15,12 @@ from functools import lru_cache
 _PATTERNS = (
     r"\b\d{4}-\d{2}-\d{2}\b",  # ISO dates
     r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b",
-    r"(?:~|\.{1,2}|[\w.\-]+)?/[\w.\-]+(?:/[\w.\-]+)+",  # paths with at least two parts
-    r"\b[\w\-]+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|html|cfg|ini|rs|go|sql|log)\b",
+    # paths with at least two parts; the lookahead and the possessive runs (``++``) only stop a
+    # word without a slash from being retried at every length, they match what the plain form does
+    r"(?=[~\w.\-]*+/)(?:~|\.{1,2}|[\w.\-]++)?/[\w.\-]++(?:/[\w.\-]++)+",
+    r"\b[\w\-]++\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|html|cfg|ini|rs|go|sql|log)\b",
     r"\b[A-Z]{2,}[-_]?\d+[A-Z0-9\-]*\b",  # ticket and record ids: INV-2041, PR123
-    r"\b[a-z]+_[a-z0-9_]+\b",  # snake_case identifiers
+    r"\b[a-z]++_[a-z0-9_]+\b",  # snake_case identifiers
     r"\$?\b\d[\d,]*(?:\.\d+)?%?",  # amounts and figures
     # short quoted values, without their quotes; a single quote only where no word touches it
     # from outside, so the apostrophes of "it's ... don't" quote nothing
@@ -27,7 +29,12 @@ _PATTERNS = (
 # A quoted mapping key (JSON's "key": and a Python repr's 'key':) names a field, not a fact;
 # matched first so that nothing inside it is taken for one.
 _KEY = r"(?P<key>\"[^\"\n]{1,60}\"|'[^'\n]{1,60}')\s*:"
-_FACT = re.compile("|".join(f"(?:{p})" for p in (_KEY, *_PATTERNS)))
+# No fact starts with a character other than these, and none starts inside a word: a word
+# character after a letter or a digit after a digit (an amount can end before a letter,
+# ``12px``, and a path start right there). The guard skips those places before trying every
+# alternative at each, which is most of the text: the same matches, in half the time.
+_START = r"(?=[\w\"'~./$\-])(?!(?<=[^\W\d])\w|(?<=\d)\d)"
+_FACT = re.compile(_START + "(?:" + "|".join(f"(?:{p})" for p in (_KEY, *_PATTERNS)) + ")")
 _TRIVIAL = re.compile(r"^\d{1,2}$")  # a bare number below 100: a count, an index, a line
 # a code keyword with its punctuation (`else:`) is syntax, not a value
 _KEYWORDS = frozenset(

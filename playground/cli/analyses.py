@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -227,10 +226,10 @@ def _to_stdout(args: argparse.Namespace) -> bool:
 
 
 def _write_rows(args: argparse.Namespace, rows: list[dict], document: dict) -> None:
-    from playground.cli.common import plain, write_whole
+    from playground.cli.common import write_json, write_whole
 
     if args.json:
-        write_whole(args.json, lambda out: json.dump(document, out, indent=2, default=plain))
+        write_whole(args.json, lambda out: write_json(out, document))
     if args.csv:
         write_whole(args.csv, lambda out: write_csv(rows, out))
 
@@ -329,9 +328,9 @@ def run_corpus_command(args: argparse.Namespace) -> int:
             )
         report["deltas"] = changes.to_dict(orient="records")
     if args.json:
-        from playground.cli.common import plain, write_whole
+        from playground.cli.common import write_json, write_whole
 
-        write_whole(args.json, lambda out: json.dump(report, out, indent=2, default=plain))
+        write_whole(args.json, lambda out: write_json(out, report))
     return 0
 
 

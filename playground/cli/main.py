@@ -7,7 +7,6 @@ input or a bad config. Never a traceback for what a user gave us.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,9 +20,9 @@ from playground.cli.common import (
     add_price_argument,
     default_config,
     pick_session,
-    plain,
     preset_config,
     with_prices,
+    write_json,
     write_whole,
 )
 from playground.cli.recommend import add_command as add_recommend_command
@@ -401,7 +400,7 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     _print_table(result, table, columns, sys.stderr if _any_stdout(args) else sys.stdout)
     if args.json:
         data = replay_json(result, config, table)
-        write_whole(args.json, lambda out: json.dump(data, out, indent=2, default=plain))
+        write_whole(args.json, lambda out: write_json(out, data))
     if args.csv:
         write_whole(args.csv, lambda out: write_csv(table.rows, out))
     if args.contexts:

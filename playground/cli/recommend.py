@@ -10,7 +10,7 @@ from typing import Any
 
 from playground.analyses.recommend import ANY, DEFAULT_TRIALS, PRESET, Budget, Recommendation, Tried, money
 from playground.analyses.sweep import default_workers
-from playground.cli.common import UsageError, add_price_argument, with_prices, write_whole
+from playground.cli.common import UsageError, add_price_argument, with_prices, write_json, write_whole
 from playground.stacks.config import Config
 from playground.stacks.presets import FRAMEWORK_PRESETS
 from policies.base import visible
@@ -133,7 +133,7 @@ def run_recommend(args: argparse.Namespace) -> int:
         config.stack, config.must_keep = list(answer.best.stack), tuple(must_keep)
         write_whole(args.output, lambda out: out.write(config.to_yaml()))
     if args.json:
-        write_whole(args.json, lambda out: json.dump(as_data(answer), out, indent=1))
+        write_whole(args.json, lambda out: write_json(out, as_data(answer)))
     return 0
 
 

@@ -106,8 +106,7 @@ def _first_seen(held: list[np.ndarray], facts: int) -> list[int]:
     if held:
         flat = np.concatenate(held)
         owners = np.repeat(np.arange(len(held)), [len(h) for h in held])
-        found, at = np.unique(flat, return_index=True)  # at: each fact's first place in ``flat``
-        first[found] = owners[at]
+        np.minimum.at(first, flat, owners)  # unbuffered: each fact keeps its smallest owner
     return first.tolist()
 
 
