@@ -17,7 +17,7 @@ from fnmatch import fnmatch
 from functools import lru_cache
 
 from policies.base import CompileEvent, Param, Policy
-from policies.facts import facts_of_text, iter_facts
+from policies.facts import facts_among, facts_of_text, iter_facts
 from policies.messages import (
     CLIPPED,
     DECISION_LOG,
@@ -224,13 +224,7 @@ class TieredEvictionPolicy(Policy):
 
     # tier 1
     def _consumed_output(self, message: Message, reply: Message, call: ToolCall | None, turn: int) -> Message:
-        repeated = _facts_of(reply.content)
-        # a fact found in the output is part of its text: when no repeated fact is, none is used
-        # (and the output, often large, need not be searched)
-        if any(f in message.content for f in repeated):
-            used = [f for f in facts_of_text(message.content) if f in repeated]
-        else:
-            used = []
+        used = facts_among(message.content, _facts_of(reply.content))
         name = message.name or (call.name if call else "tool")
         what = f"used {', '.join(used[:12])}" if used else "nothing quoted from it"
         line = f"[tool {name}({_arguments(call)}) -> {what}; full output dropped at turn {turn}]"

@@ -45,3 +45,22 @@ def test_an_amount_running_into_a_path_leaves_the_path_whole():
     # the one place a fact starts inside a word: right after an amount that ends before a letter
     assert found(facts._FACT, "1,2abc/def/x") == [("1,2", None), ("abc/def/x", None)]
     assert facts.extract_facts("see 1,2abc/def/x") == ["1,2", "abc/def/x"]
+
+
+LINES = st.lists(st.one_of(PIECES, st.sampled_from(["\n", '"key"\n:', "'k' :", "\n  \n"])), max_size=40).map(
+    "".join
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(LINES, st.data())
+def test_facts_among_reads_the_lines_holding_a_wanted_fact_and_finds_what_the_whole_text_holds(text, data):
+    everything = facts.extract_facts(text)
+    wanted = data.draw(st.sets(st.sampled_from([*everything, "foo", "2041", "Jan"])))
+    assert facts.facts_among(text, wanted) == [f for f in everything if f in wanted]
+
+
+def test_a_key_whose_colon_is_on_the_next_line_is_still_a_key():
+    text = 'x "EQ1G6C"\n: 500\n"EQ1G6C" again'
+    assert facts.extract_facts(text) == ["500", "EQ1G6C"]
+    assert facts.facts_among(text, {"EQ1G6C", "500"}) == ["500", "EQ1G6C"]
