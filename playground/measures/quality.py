@@ -10,6 +10,7 @@ import json
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +31,7 @@ class TurnQuality:
     standing_rules_lost: bool
 
 
+@lru_cache(maxsize=1 << 16)  # asked of each call twice: for its results and for its reply
 def call_key(name: str, arguments: str) -> tuple[str, str]:
     try:
         arguments = json.dumps(json.loads(arguments), sort_keys=True)
