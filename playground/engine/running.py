@@ -63,16 +63,36 @@ class RunningContext:
 
         Returns the length of that shared prefix."""
         keep = common_prefix(self.items, messages)
-        for tokens, index in zip(self.message_tokens[keep:], self._buckets[keep:], strict=True):
-            self.tokens -= tokens
-            self.bucket_tokens[index] -= tokens
-            self.bucket_counts[index] -= 1
+        old, self.items = self.items, list(messages)
+        self._checked = min(self._checked, keep)
+        if len(old) == len(self.items):  # a stub or a rewrite in place: only those positions change
+            for position in range(keep, len(old)):
+                if old[position] is not self.items[position]:
+                    self._drop(position)
+                    self._put(position, self.items[position])
+            return keep
+        for position in range(keep, len(old)):
+            self._drop(position)
         del self.message_tokens[keep:], self._buckets[keep:]
-        self.items = list(messages)
         for message in self.items[keep:]:
             self._add(message)
-        self._checked = min(self._checked, keep)
         return keep
+
+    def _drop(self, position: int) -> None:
+        """Take the figures of the message at ``position`` out of the totals."""
+        tokens, index = self.message_tokens[position], self._buckets[position]
+        self.tokens -= tokens
+        self.bucket_tokens[index] -= tokens
+        self.bucket_counts[index] -= 1
+
+    def _put(self, position: int, message: Message) -> None:
+        """Count ``message`` at ``position``, whose figures were dropped."""
+        tokens = self.counter.count(message)
+        index = _INDEX[bucket(message)]
+        self.message_tokens[position], self._buckets[position] = tokens, index
+        self.tokens += tokens
+        self.bucket_tokens[index] += tokens
+        self.bucket_counts[index] += 1
 
     def _add(self, message: Message) -> None:
         tokens = self.counter.count(message)

@@ -1,6 +1,6 @@
 import random
 
-from playground.engine.running import RunningContext, common_prefix
+from playground.engine.running import BUCKETS, RunningContext, bucket, common_prefix
 from playground.engine.tokens import TokenCounter
 from playground.engine.validity import check_calls
 from policies.messages import STUB
@@ -38,5 +38,9 @@ def test_figures_after_random_rewrites_equal_a_full_recount():
         running.replace(items)
         assert running.tokens == counter.total(items)
         assert sum(running.bucket_counts) == len(items)
+        assert running.by_bucket() == {
+            name: sum(counter.count(m) for m in items if bucket(m) == name) for name in BUCKETS
+        }
+        assert running.message_tokens == [counter.count(m) for m in items]
         assert running.count_of("stub") == sum(m.kind == STUB for m in items)
         assert running.violations() == check_calls(items)
