@@ -27,7 +27,19 @@ PLAIN = re.compile(
 # pieces that make the alternatives meet: amounts running into words and paths, dates, ids,
 # quotes, keys, separators, a letter and a digit outside ASCII
 PIECES = st.sampled_from(
-    [*"ab_Z9 0-./~\"':$%,\n", "2024-01-02", "INV-2041", "foo/bar", " 3 Jan 2024", ".py", "12px", "é", "٣"]
+    [
+        *"ab_Z9 0-./~\"':$%,\n\tA",
+        "deploy",
+        "Deploy",
+        "2024-01-02",
+        "INV-2041",
+        "foo/bar",
+        " 3 Jan 2024",
+        ".py",
+        "12px",
+        "é",
+        "٣",
+    ]
 )
 
 
@@ -35,7 +47,7 @@ def found(pattern: re.Pattern, text: str) -> list[tuple[str, str | None]]:
     return [(m.group(0), m.lastgroup) for m in pattern.finditer(text)]
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=5000, deadline=None)
 @given(st.lists(PIECES, max_size=30).map("".join))
 def test_the_guarded_pattern_matches_what_the_plain_one_matches(text):
     assert found(facts._FACT, text) == found(PLAIN, text)
