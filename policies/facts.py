@@ -15,10 +15,13 @@ from functools import lru_cache
 _PATTERNS = (
     r"\b\d{4}-\d{2}-\d{2}\b",  # ISO dates
     r"\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{4}\b",
-    # paths with at least two parts; the lookahead and the possessive runs (``++``) only stop a
-    # word without a slash from being retried at every length, they match what the plain form does
-    r"(?=[~\w.\-]*+/)(?:~|\.{1,2}|[\w.\-]++)?/[\w.\-]++(?:/[\w.\-]++)+",
-    r"\b[\w\-]++\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|html|cfg|ini|rs|go|sql|log)\b",
+    # paths with at least two parts, and file names. The lookahead and the possessive runs
+    # (``++``) stop a word without a slash from being retried at every length; a name or the
+    # part before a path's first slash runs to 255 characters at most (the longest name a file
+    # system takes), so a long run with no slash or dot in it (a base64 blob, ``a-a-a-…``) is
+    # not read again from each of its characters
+    r"(?=[~\w.\-]{0,255}+/)(?:~|\.{1,2}|[\w.\-]++)?/[\w.\-]++(?:/[\w.\-]++)+",
+    r"\b[\w\-]{1,255}+\.(?:py|js|ts|json|yaml|yml|toml|md|txt|csv|html|cfg|ini|rs|go|sql|log)\b",
     r"\b[A-Z]{2,}[-_]?\d+[A-Z0-9\-]*\b",  # ticket and record ids: INV-2041, PR123
     r"\b[a-z]++_[a-z0-9_]+\b",  # snake_case identifiers
     r"\$?\b\d[\d,]*(?:\.\d+)?%?",  # amounts and figures

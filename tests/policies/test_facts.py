@@ -1,7 +1,9 @@
 """The fact pattern's fast form finds exactly what its plain form finds."""
 
 import re
+import signal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,9 +50,32 @@ def found(pattern: re.Pattern, text: str) -> list[tuple[str, str | None]]:
 
 
 @settings(max_examples=5000, deadline=None)
-@given(st.lists(PIECES, max_size=30).map("".join))
+@given(st.lists(PIECES, max_size=24).map("".join))  # under 256 characters: no name is too long
 def test_the_guarded_pattern_matches_what_the_plain_one_matches(text):
     assert found(facts._FACT, text) == found(PLAIN, text)
+
+
+@pytest.mark.parametrize("run", ["a-", "a.", "a~", "-", "ab.cd"])
+def test_a_long_run_without_a_slash_is_read_in_linear_time(run):
+    # the plain pattern reads "a-a-…" again from each character: 80 KB took 100 s; a name or
+    # a path's first part is bounded at 255 characters, so 400 KB takes about a second
+    text = run * (200_000 // len(run)) + " /x/y 2041"
+
+    def too_long(*_):
+        raise TimeoutError(f"the facts of {len(text):,} characters of {run!r} took over 30 s")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(30)
+    try:
+        assert facts.extract_facts(text)[-2:] == ["/x/y", "2041"]
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_name_longer_than_a_file_system_takes_is_no_file_name():
+    assert facts.extract_facts("x" * 255 + ".py") == ["x" * 255 + ".py"]
+    assert facts.extract_facts("x" * 256 + ".py") == []
 
 
 def test_an_amount_running_into_a_path_leaves_the_path_whole():
