@@ -10,7 +10,6 @@ import json
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -31,7 +30,6 @@ class TurnQuality:
     standing_rules_lost: bool
 
 
-@lru_cache(maxsize=1 << 16)  # asked of each call twice: for its results and for its reply
 def call_key(name: str, arguments: str) -> tuple[str, str]:
     try:
         arguments = json.dumps(json.loads(arguments), sort_keys=True)
@@ -40,17 +38,23 @@ def call_key(name: str, arguments: str) -> tuple[str, str]:
     return name, arguments
 
 
-def results_of(raw: Sequence[Message]) -> dict[tuple[str, str], list[int]]:
-    """Each call (name, normalized arguments) -> raw indices of its results."""
+def calls_and_earlier_results(raw: Sequence[Message]) -> dict[int, list[tuple[str, list[int]]]]:
+    """Raw index of each reply -> per call: how it is shown, and the raw indices of the results
+    that the same call (name, normalized arguments) got before it. One pass, a key per call."""
     results: dict[tuple[str, str], list[int]] = {}
     call_of: dict[str, tuple[str, str]] = {}
+    calls: dict[int, list[tuple[str, list[int]]]] = {}
     for index, message in enumerate(raw):
+        shown = []
         for call in message.tool_calls:
-            call_of[call.id] = call_key(call.name, call.arguments)
+            key = call_of[call.id] = call_key(call.name, call.arguments)
+            shown.append((f"{call.name}({call.arguments})", list(results.get(key, ()))))
+        if message.role == "assistant":
+            calls[index] = shown
         for call_id in message.tool_call_ids:
             if call_id in call_of:
                 results.setdefault(call_of[call_id], []).append(index)
-    return results
+    return calls
 
 
 @dataclass(frozen=True)
@@ -87,15 +91,7 @@ def _session_facts(session: Session) -> _SessionFacts:
         raw_held.append(held)
     first_seen = _first_seen(raw_held, len(finder.facts))
     reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
-    results = results_of(raw)
-    calls = {
-        i: [
-            (f"{c.name}({c.arguments})", [r for r in results.get(call_key(c.name, c.arguments), []) if r < i])
-            for c in raw[i].tool_calls
-        ]
-        for i in replies
-    }
-    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, calls)
+    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, calls_and_earlier_results(raw))
     _SESSIONS[id(session)] = known
     weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
     return known

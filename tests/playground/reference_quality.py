@@ -6,9 +6,22 @@ from __future__ import annotations
 
 from playground.engine.replay import ReplayResult, Turn
 from playground.engine.validity import STANDING_RULES
-from playground.measures.quality import TurnQuality, call_key, results_of
+from playground.measures.quality import TurnQuality, call_key
 from policies.facts import extract_facts
 from policies.messages import ORIGINAL, said
+
+
+def results_of(raw) -> dict[tuple[str, str], list[int]]:
+    """Each call (name, normalized arguments) -> raw indices of its results."""
+    results: dict[tuple[str, str], list[int]] = {}
+    call_of: dict[str, tuple[str, str]] = {}
+    for index, message in enumerate(raw):
+        for call in message.tool_calls:
+            call_of[call.id] = call_key(call.name, call.arguments)
+        for call_id in message.tool_call_ids:
+            if call_id in call_of:
+                results.setdefault(call_of[call_id], []).append(index)
+    return results
 
 
 def per_turn(result: ReplayResult) -> list[TurnQuality]:
