@@ -65,12 +65,16 @@ def start(
     return True
 
 
-def progress(job: Job, text: Callable[[], str], cancel_key: str) -> None:
+def progress(job: Job, text: Callable[[], str], cancel_key: str) -> bool:
     """The job's progress bar and Cancel while it runs; once it finishes, the whole page is run
-    again until it has drawn the result (however late the poll comes). Call it after marking
-    ``job.drawn`` for this run."""
+    again until it has drawn the result (however late the poll comes). Returns whether this run
+    draws the result: the job had finished when the run reached here. A job that finishes later
+    in this run is drawn by the next one, so the result never shares a run with a polling
+    fragment (a browser test once saw such a run show all of the result but its first element,
+    the one right after the fragment)."""
+    finished = not job.running  # read once: the thread may finish while this run goes on
 
-    @st.fragment(run_every=0.5 if job.running else None)
+    @st.fragment(run_every=None if finished else 0.5)
     def poll() -> None:
         if not job.running:
             if not job.drawn:
@@ -79,5 +83,6 @@ def progress(job: Job, text: Callable[[], str], cancel_key: str) -> None:
         st.progress(min(job.done / max(job.planned, 1), 1.0), text=text())
         st.button("Cancel", on_click=job.cancel.set, key=cancel_key)
 
-    job.drawn = not job.running
+    job.drawn = finished
     poll()
+    return finished

@@ -132,10 +132,8 @@ def show(
             st.session_state["recommend_job"] = job = new
         else:
             st.warning("The server is running as many searches as it allows; try again in a moment.")
-    if job is not None:
-        background.progress(job, lambda: _progress_text(job), "recommend_cancel")
-        if not job.running:
-            _answer(job)
+    if job is not None and background.progress(job, lambda: _progress_text(job), "recommend_cancel"):
+        _answer(job)
 
 
 def _progress_text(job: RecommendJob) -> str:

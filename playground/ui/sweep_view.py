@@ -164,12 +164,10 @@ def show(
             st.session_state["sweep_job"] = job = new
         else:
             st.warning("The server is running as many sweeps as it allows; try again in a moment.")
-    if job is not None:
-        background.progress(
-            job, lambda: f"{job.done} of {job.planned} points, {job.seconds:.0f} s", "sweep_cancel"
-        )
-        if not job.running:
-            _results(job, loss)
+    if job is not None and background.progress(
+        job, lambda: f"{job.done} of {job.planned} points, {job.seconds:.0f} s", "sweep_cancel"
+    ):
+        _results(job, loss)
 
 
 def _unswept(stack: list[dict], axes: tuple[Axis, ...], entry_ids: tuple[int, ...]) -> tuple:
