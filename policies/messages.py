@@ -77,8 +77,16 @@ class Message:
 
 def said(message: Message) -> str:
     """What a message says: its thinking, content and tool calls' arguments, where facts are looked for."""
-    parts = [message.content, *(arguments_said(c.arguments) for c in message.tool_calls)]
-    return " ".join([message.thinking, *parts] if message.thinking else parts)
+    return " ".join(said_parts(message))
+
+
+def said_parts(message: Message) -> list[str]:
+    """The parts ``said`` joins: the thinking (where there is any), the content, then what each
+    tool call's arguments say."""
+    parts = [message.thinking] if message.thinking else []
+    parts.append(message.content)
+    parts.extend(arguments_said(c.arguments) for c in message.tool_calls)
+    return parts
 
 
 def arguments_said(arguments: str) -> str:
@@ -101,6 +109,8 @@ def _values(data: object) -> list[str]:
         return [text for value in data for text in _values(value)]
     if isinstance(data, str):
         return [data]
+    if type(data) is int:  # not a bool: what json.dumps writes, without its machinery
+        return [str(data)]
     return [] if data is None else [json.dumps(data)]
 
 

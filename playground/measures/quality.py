@@ -19,7 +19,7 @@ from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
 from playground.measures.fact_index import FactFinder
 from policies.facts import facts_of_text
-from policies.messages import ORIGINAL, Message, arguments_said, said
+from policies.messages import ORIGINAL, Message, said, said_parts
 
 
 @dataclass(frozen=True)
@@ -77,14 +77,18 @@ def _session_facts(session: Session) -> _SessionFacts:
     if known is not None:
         return known
     raw = session.messages
-    replies = {i: facts_of_reply(m) for i, m in enumerate(raw) if m.role == "assistant"}
+    texts, replies = [], {}
+    for i, m in enumerate(raw):
+        parts = said_parts(m)  # a call's arguments decoded once, for its facts and its text
+        texts.append(" ".join(parts))
+        if m.role == "assistant":
+            replies[i] = facts_of_reply(parts)
     finder = FactFinder(fact for facts in replies.values() for fact in facts)
     ids = {fact: i for i, fact in enumerate(finder.facts)}
     # a text read again (the same file, the same output) is searched once
     by_text: dict[str, np.ndarray] = {}
     raw_held = []
-    for m in raw:
-        text = said(m)
+    for text in texts:
         held = by_text.get(text)
         if held is None:
             held = by_text[text] = finder.held(text)
@@ -108,14 +112,13 @@ def _first_seen(held: list[np.ndarray], facts: int) -> list[int]:
     return first.tolist()
 
 
-def facts_of_reply(reply: Message) -> list[str]:
-    """The facts a reply uses, as ``said`` orders its parts: its thinking, its text (the very
-    facts policies cutting by a reply's facts read, kept by ``facts_of_text``), then each
-    call's arguments; each fact once."""
-    found = dict.fromkeys(facts_of_text(reply.thinking)) if reply.thinking else {}
-    found.update(dict.fromkeys(facts_of_text(reply.content)))
-    for call in reply.tool_calls:
-        found.update(dict.fromkeys(facts_of_text(arguments_said(call.arguments))))
+def facts_of_reply(parts: list[str]) -> list[str]:
+    """The facts a reply uses, from the parts ``said_parts`` gives in order: its thinking, its
+    text (the very facts policies cutting by a reply's facts read, kept by ``facts_of_text``),
+    then each call's arguments; each fact once."""
+    found: dict[str, None] = {}
+    for part in parts:
+        found.update(dict.fromkeys(facts_of_text(part)))
     return list(found)
 
 
