@@ -65,16 +65,17 @@ class RunningContext:
         keep = common_prefix(self.items, messages)
         old, self.items = self.items, list(messages)
         self._checked = min(self._checked, keep)
-        if len(old) == len(self.items):  # a stub or a rewrite in place: only those positions change
-            for position in range(keep, len(old)):
-                if old[position] is not self.items[position]:
-                    self._drop(position)
-                    self._put(position, self.items[position])
-            return keep
-        for position in range(keep, len(old)):
+        # a position holding the same message keeps its figures: a stub or a rewrite in place
+        # recounts that position alone, and messages appended after it are counted once
+        both = min(len(old), len(self.items))
+        for position in range(keep, both):
+            if old[position] is not self.items[position]:
+                self._drop(position)
+                self._put(position, self.items[position])
+        for position in range(both, len(old)):
             self._drop(position)
-        del self.message_tokens[keep:], self._buckets[keep:]
-        for message in self.items[keep:]:
+        del self.message_tokens[both:], self._buckets[both:]
+        for message in self.items[both:]:
             self._add(message)
         return keep
 
