@@ -91,13 +91,13 @@ def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None
 
 
 def _agent_log_past_bad_lines(text: str, file: str, error: TranscriptError) -> list[Session]:
-    """A Claude Code or Codex log with lines that do not read (cut off, another format's line
-    in the middle): the rest read, each bad line named in the first session's warnings.
-    Any other file: the error as it was."""
+    """An agent's JSONL log (Claude Code, Codex, Gemini CLI) with lines that do not read (cut
+    off by a crash or a live session, another format's line in the middle): the rest read,
+    each bad line named in the first session's warnings. Any other file: the error as it was."""
     if not error.where.startswith("line "):
         raise error
     items, bad = json_lines(text)
-    if not bad or not items or not (claude_code.looks_like(items) or codex.looks_like(items)):
+    if not bad or not items or not any(looks_like(items) for looks_like, _ in LINE_LOG_READERS):
         raise error
     sessions = sessions_from_data(items, file)
     notes = tuple(ReadWarning(f"line {n}", f"{why}: passed over, the rest read") for n, why in bad[:20])
@@ -150,6 +150,7 @@ DOCUMENT_READERS = (
 )
 # the agents' JSONL logs, one event per line
 LINE_LOG_READERS = (
+    (gemini_cli.looks_like_log, gemini_cli.read_log),
     (claude_code.looks_like, claude_code.read),
     (codex.looks_like, codex.read),
     (gemini_cli.looks_like_stream, gemini_cli.read_stream),

@@ -32,8 +32,11 @@ FORMATS = (
     ),
     Format(
         "Gemini CLI",
-        "`~/.gemini/tmp/<project>/chats/session-*.json`; `--output-format stream-json` logs",
+        "`~/.gemini/tmp/<project>/chats/session-*.jsonl` (`.json` before 0.39); "
+        "`--output-format stream-json` logs",
         "chat recordings: each `gemini` record a call, with its tool calls and results and `tokens`; "
+        "in the JSONL log a record's last version where it first stood, `$set` checkpoints and "
+        "`$rewindTo` applied as Gemini CLI applies them (each rewind said); "
         "stream-json: runs as sessions, deltas joined, tool_use and tool_result paired",
         "info and error records; stream-json usage, which holds the run's totals only (said)",
     ),

@@ -1,12 +1,18 @@
-"""Gemini CLI: chat recordings (``~/.gemini/tmp/<project>/chats/session-*.json``) and
-``--output-format stream-json`` logs.
+"""Gemini CLI: chat recordings (``~/.gemini/tmp/<project>/chats/session-*.jsonl``, before
+0.39 ``session-*.json``) and ``--output-format stream-json`` logs.
 
 A chat recording is ``{sessionId, messages}``; a ``gemini`` message is one API call: its
 ``content``, ``thoughts``, ``toolCalls`` (each call with its ``result`` in the same record)
 and ``tokens`` (``input`` with the cached part included, ``cached``, ``output``,
-``thoughts``). A stream-json log is events: ``init`` starts a run (several runs, several
-sessions), assistant ``message`` text arrives in ``delta`` chunks, ``tool_use`` and
-``tool_result`` pair by ``tool_id``, and ``result`` gives the run's totals only.
+``thoughts``). The JSONL recording is the same conversation as an append-only log, read as
+Gemini CLI's own ``loadConversationRecord`` reads it: a metadata line (``sessionId``,
+``projectHash``), message records (a later record with the same ``id`` updates it in place),
+``{"$set": {...}}`` metadata updates (a ``messages`` list in one is a checkpoint that replaces
+them all) and ``{"$rewindTo": id}``, which drops that message and every one after it.
+
+A stream-json log is events: ``init`` starts a run (several runs, several sessions),
+assistant ``message`` text arrives in ``delta`` chunks, ``tool_use`` and ``tool_result`` pair
+by ``tool_id``, and ``result`` gives the run's totals only.
 """
 
 from __future__ import annotations
@@ -16,9 +22,11 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats.builder import SessionBuilder, arguments_text, as_list, block_text
+from policies.base import shown
 from policies.messages import ToolCall
 
 STREAM_EVENTS = ("init", "message", "tool_use", "tool_result", "result")
+MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")  # a chat recording's records
 
 
 def looks_like_recording(data: Any) -> bool:
@@ -35,11 +43,112 @@ def looks_like_stream(items: list) -> bool:
     return "init" in kinds and bool(kinds & {"message", "tool_use"}) and kinds <= {*STREAM_EVENTS, None}
 
 
+def looks_like_log(items: list) -> bool:
+    """A JSONL chat recording: its metadata line, and message or update records after it."""
+    return any(_is_metadata(item) for item in items[:5]) and any(
+        isinstance(item, dict)
+        and (item.get("type") in MESSAGE_TYPES or "$set" in item or "$rewindTo" in item)
+        for item in items[:50]
+    )
+
+
+def _is_metadata(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("sessionId"), str)
+        and isinstance(item.get("projectHash"), str)
+    )
+
+
 def read_recording(data: dict, file: str) -> list[Session]:
+    records = [(f"message {n}", message) for n, message in enumerate(data["messages"])]
+    return [_conversation(records, data, file, [])]
+
+
+def read_log(items: list, file: str) -> list[Session]:
+    """The conversation a JSONL recording holds once its updates, checkpoints and rewinds are
+    applied, its records named by their line."""
+    metadata: dict = {}
+    log = _Messages()
+    rewinds: list[ReadWarning] = []
+    passed = 0
+    for number, item in enumerate(items, start=1):
+        where = f"line {number}"
+        if not isinstance(item, dict):
+            passed += 1
+        elif isinstance(item.get("$rewindTo"), str):
+            dropped = log.rewind(item["$rewindTo"])
+            said = f"rewound to {shown(item['$rewindTo'])}: {dropped} message(s) dropped from it on, as Gemini CLI does"
+            rewinds.append(ReadWarning(where, said))
+        elif _is_message(item):
+            log.put(where, item)
+        elif isinstance(item.get("$set"), dict):
+            update = item["$set"]
+            if isinstance(update.get("messages"), list):  # a checkpoint: the messages are these
+                log = _Messages()
+                for message in filter(_is_message, update["messages"]):
+                    log.put(where, message)
+            metadata.update(update)
+        elif _is_metadata(item):
+            metadata.update(item)
+            for message in filter(_is_message, as_list(item.get("messages"))):  # a whole recording on a line
+                log.put(where, message)
+        else:
+            passed += 1
+    notes = rewinds[:20]
+    if len(rewinds) > 20:
+        notes.append(ReadWarning("", f"{len(rewinds) - 20:,} more rewinds"))
+    if passed:
+        notes.append(
+            ReadWarning(
+                "", f"{passed:,} line(s) neither a message, a metadata line nor an update: passed over"
+            )
+        )
+    return [_conversation(log.records(), metadata, file, notes)]
+
+
+class _Messages:
+    """A recording's messages as Gemini CLI keeps them while it reads its log: a record with an
+    id already seen replaces it where it stands; a rewind drops its target and all after it
+    (all of them when the target is unknown). Each step costs what it changes."""
+
+    def __init__(self) -> None:
+        self._order: list[str] = []  # ids, where each first stood
+        self._at: dict[str, tuple[int, str, dict]] = {}  # id -> (place, line first seen, latest record)
+
+    def put(self, where: str, record: dict) -> None:
+        known = self._at.get(record["id"])
+        if known is None:
+            self._at[record["id"]] = (len(self._order), where, record)
+            self._order.append(record["id"])
+        else:
+            self._at[record["id"]] = (known[0], known[1], record)
+
+    def rewind(self, target: str) -> int:
+        """Drops ``target`` and every message after it; returns how many were dropped."""
+        place = self._at[target][0] if target in self._at else 0
+        dropped = self._order[place:]
+        del self._order[place:]
+        for message_id in dropped:
+            del self._at[message_id]
+        return len(dropped)
+
+    def records(self) -> list[tuple[str, dict]]:
+        return [self._at[message_id][1:] for message_id in self._order]
+
+
+def _is_message(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("id"), str)
+
+
+def _conversation(
+    records: list[tuple[str, Any]], metadata: dict, file: str, notes: list[ReadWarning]
+) -> Session:
     builder = SessionBuilder(file, "Gemini CLI chat recording")
+    builder.warnings.extend(notes)
     passed: Counter[str] = Counter()
-    for n, message in enumerate(data["messages"]):
-        builder.where = f"message {n}"
+    for where, message in records:
+        builder.where = where
         if not isinstance(message, dict):
             passed["not an object"] += 1
             continue
@@ -51,8 +160,10 @@ def read_recording(data: dict, file: str) -> list[Session]:
         else:
             passed[str(kind)] += 1
     builder.warn_counts("messages passed over, not sent to the model (notices, errors)", dict(passed))
-    name = str(data.get("sessionId") or "Gemini CLI session")[:80]
-    return [builder.build(name)]
+    name = str(metadata.get("sessionId") or "Gemini CLI session")[:80]
+    if metadata.get("kind") == "subagent":
+        name = f"subagent {name}"
+    return builder.build(name)
 
 
 def _reply(builder: SessionBuilder, message: dict) -> None:
@@ -89,7 +200,10 @@ def _reply(builder: SessionBuilder, message: dict) -> None:
 
 def _result(call: dict) -> str:
     """What the call returned to the model: its functionResponse, else what the UI showed."""
-    for part in call.get("result") or [] if isinstance(call.get("result"), list) else []:
+    result = call.get("result")
+    if isinstance(result, str):  # a PartListUnion may be a plain string
+        return result
+    for part in [result] if isinstance(result, dict) else as_list(result):
         response = part.get("functionResponse") if isinstance(part, dict) else None
         if isinstance(response, dict):
             inner = response.get("response")

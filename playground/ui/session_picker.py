@@ -11,6 +11,7 @@ import streamlit as st
 from playground.engine.session import Session
 from playground.formats import READABLE, cline
 from playground.formats.builder import visible
+from playground.formats.catalogue import FORMATS
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -74,12 +75,7 @@ def _named(session: Session) -> str:
 
 
 WHERE_TOOLS_KEEP_THEM = (
-    "Where the tools keep them: Claude Code `~/.claude/projects/<project>/<session>.jsonl`; "
-    "Codex CLI `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`; Gemini CLI "
-    "`~/.gemini/tmp/<project>/chats/session-*.json`; opencode `opencode export <session>`; Cline "
-    "`tasks/<id>/api_conversation_history.json` in VS Code's global storage; Aider "
-    "`.aider.chat.history.md` in the repository; Inspect AI `./logs/*.eval`; OpenHands "
-    "trajectories saved from the UI or an eval's `output.jsonl`; Langfuse `GET /api/public/traces/<id>`."
+    "Where the tools keep them: " + "; ".join(f"{f.tool} {f.where}" for f in FORMATS) + "."
 )
 
 

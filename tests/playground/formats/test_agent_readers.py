@@ -5,6 +5,7 @@ figures, both counted here independently of the readers."""
 from __future__ import annotations
 
 import json
+import signal
 import zipfile
 from pathlib import Path
 
@@ -335,6 +336,134 @@ def test_a_gemini_cli_chat_recording_reads_calls_results_and_tokens():
     assert session.messages[2].content == "a.py" and session.messages[1].thinking == "Plan run ls"
     assert session.usage == {1: 9000, 3: 9100} and session.cache_reads == {1: 8000, 3: 9000}
     assert session.outputs == {1: 50, 3: 6} and "info 1" in str(session.warnings[-1])
+
+
+def _gemini_log(*records: dict) -> bytes:
+    """A JSONL chat recording as Gemini CLI appends it (chatRecordingService since 0.39): the
+    metadata line, then each record as it was written, updates and all."""
+    metadata = {"sessionId": "s-9", "projectHash": "p", "startTime": "2026-05-22T14:59:00Z", "kind": "main"}
+    return "\n".join(json.dumps(r) for r in (metadata, *records)).encode() + b"\n"
+
+
+def _gemini_reply(id_: str, text: str, prompt: int, cached: int, *calls: dict) -> dict:
+    tokens = {"input": prompt, "output": 7, "cached": cached, "thoughts": 3, "tool": 0, "total": prompt + 10}
+    reply = {
+        "id": id_,
+        "type": "gemini",
+        "content": [{"text": text}],
+        "model": "gemini-2.5-pro",
+        "tokens": tokens,
+    }
+    return {**reply, "toolCalls": list(calls)} if calls else reply
+
+
+LS_CALL = {
+    "id": "ls-1",
+    "name": "run_shell_command",
+    "args": {"command": "ls"},
+    "result": [
+        {"functionResponse": {"id": "ls-1", "name": "run_shell_command", "response": {"output": "a.py"}}}
+    ],
+    "status": "success",
+}
+
+
+def test_a_gemini_cli_jsonl_recording_reads_each_record_as_last_written_where_it_first_stood():
+    user = {"id": "u1", "type": "user", "content": [{"text": "list the files"}]}
+    answer = _gemini_reply("g2", "There is a.py.", 9100, 9000)
+    notice = {"id": "i1", "type": "info", "content": "Request cancelled."}
+    data = _gemini_log(
+        user,
+        _gemini_reply("g1", "", 9000, 8000),  # written as the call starts ...
+        {"$set": {"lastUpdated": "2026-05-22T14:59:04Z"}},
+        _gemini_reply("g1", "", 9000, 8000, LS_CALL),  # ... and again with its tool call
+        answer,
+        notice,
+    )
+    (session,) = read_bytes(data, "session-2026-05-22T14-59-s9.jsonl")
+    assert [(m.role, m.content) for m in session.messages] == [
+        ("user", "list the files"),
+        ("assistant", ""),
+        ("tool", "a.py"),
+        ("assistant", "There is a.py."),
+    ]
+    assert session.messages[1].tool_calls[0].name == "run_shell_command" and session.name == "s-9"
+    assert session.usage == {1: 9000, 3: 9100} and session.cache_reads == {1: 8000, 3: 9000}
+    assert session.outputs == {1: 10, 3: 10}  # thoughts bill as output
+    assert "info 1" in str(session.warnings[-1])
+    # the same conversation in the JSON recording Gemini CLI wrote before: the same session
+    legacy = {
+        "sessionId": "s-9",
+        "projectHash": "p",
+        "messages": [user, _gemini_reply("g1", "", 9000, 8000, LS_CALL), answer, notice],
+    }
+    (before,) = read_bytes(json.dumps(legacy).encode(), "session-2025-09-01.json")
+    assert before.messages == session.messages and before.usage == session.usage
+
+
+def test_a_gemini_cli_rewind_drops_the_messages_from_its_target_on_and_says_so():
+    data = _gemini_log(
+        {"id": "u1", "type": "user", "content": "first question"},
+        _gemini_reply("g1", "first answer", 100, 0),
+        {"id": "u2", "type": "user", "content": "a question taken back"},
+        _gemini_reply("g2", "an answer taken back", 200, 0),
+        {"$rewindTo": "u2"},
+        {"id": "u3", "type": "user", "content": "the question asked instead"},
+        _gemini_reply("g3", "the answer", 150, 100),
+    )
+    (session,) = read_bytes(data, "session.jsonl")
+    assert [m.content for m in session.messages] == [
+        "first question",
+        "first answer",
+        "the question asked instead",
+        "the answer",
+    ]
+    assert session.usage == {1: 100, 3: 150}
+    rewound = [w for w in session.warnings if "rewound" in w.what]
+    assert [str(w.where) for w in rewound] == ["line 6"] and "2 message(s)" in rewound[0].what
+
+
+def test_a_gemini_cli_checkpoint_replaces_the_messages_and_a_cut_last_line_loses_only_itself():
+    checkpoint = {
+        "$set": {
+            "messages": [
+                {"id": "u1", "type": "user", "content": "kept"},
+                _gemini_reply("g1", "kept too", 100, 0),
+            ]
+        }
+    }
+    data = _gemini_log(
+        {"id": "u0", "type": "user", "content": "replaced by the checkpoint"},
+        checkpoint,
+        {"id": "u2", "type": "user", "content": "after it"},
+        _gemini_reply("g2", "the last answer", 300, 100),
+    )
+    cut = data + b'{"id": "g3", "type": "gemini", "content": "half wri'  # a live session's last line
+    (session,) = read_bytes(cut, "session.jsonl")
+    assert [m.content for m in session.messages] == ["kept", "kept too", "after it", "the last answer"]
+    assert "line 6" in str(session.warnings[0]) and "passed over" in str(session.warnings[0])
+
+
+def test_gemini_cli_rewinds_cost_what_they_drop_and_are_said_at_most_twenty_times():
+    # each rewind takes back the newest message: looked for from the start, 100,000 of them
+    # took over a minute; a rewind costs what it drops, so the file reads in a second or two
+    asked = [{"id": f"u{i}", "type": "user", "content": f"question {i}"} for i in range(100_000)]
+    rewinds = [{"$rewindTo": f"u{i}"} for i in range(99_999, 0, -1)]
+    data = _gemini_log(*asked, *rewinds, _gemini_reply("g", "the answer", 10, 0))
+
+    def too_long(*_):
+        raise TimeoutError("100,000 rewinds took over 30 s: a rewind reads the whole log again")
+
+    previous = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(30)
+    try:
+        (session,) = read_bytes(data, "session.jsonl")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert [m.content for m in session.messages] == ["question 0", "the answer"]
+    rewound = [w.what for w in session.warnings if "rewound" in w.what or "more rewinds" in w.what]
+    assert len(rewound) == 21 and rewound[-1] == "99,979 more rewinds"
 
 
 def test_gemini_stream_json_runs_are_sessions_with_deltas_joined():
