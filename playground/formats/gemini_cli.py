@@ -160,7 +160,8 @@ def _conversation(
         else:
             passed[str(kind)] += 1
     builder.warn_counts("messages passed over, not sent to the model (notices, errors)", dict(passed))
-    name = str(metadata.get("sessionId") or "Gemini CLI session")[:80]
+    session_id = metadata.get("sessionId")
+    name = session_id[:80] if isinstance(session_id, str) and session_id else "Gemini CLI session"
     if metadata.get("kind") == "subagent":
         name = f"subagent {name}"
     return builder.build(name)

@@ -466,6 +466,16 @@ def test_gemini_cli_rewinds_cost_what_they_drop_and_are_said_at_most_twenty_time
     assert len(rewound) == 21 and rewound[-1] == "99,979 more rewinds"
 
 
+def test_a_gemini_cli_session_id_that_is_no_text_names_nothing():
+    data = _gemini_log(
+        {"$set": {"sessionId": {"token": "sk-not-shown"}, "kind": "subagent"}},
+        {"id": "u1", "type": "user", "content": "hi"},
+        _gemini_reply("g1", "hello", 10, 0),
+    )
+    (session,) = read_bytes(data, "session.jsonl")
+    assert session.name == "subagent Gemini CLI session" and session.turns == 1
+
+
 def test_gemini_stream_json_runs_are_sessions_with_deltas_joined():
     events = [
         {"harness": "started"},
