@@ -27,7 +27,7 @@ from playground.analyses.processes import process_context
 from playground.engine.replay import Settings, replay
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
-from playground.formats import read_bytes
+from playground.formats import compressed, read_bytes
 from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
@@ -141,7 +141,12 @@ def _add(file: Path, found: list[Source], passed: list[tuple[str, str]], listed:
                     found.append(Source(str(file), info.filename, f"{info.file_size}:{info.CRC}"))
         except (zipfile.BadZipFile, OSError) as error:
             passed.append((str(file), f"not a readable zip archive ({error})"))
-    elif suffix in TRANSCRIPT_SUFFIXES or file.name == AIDER_HISTORY or listed:
+    elif (
+        suffix in TRANSCRIPT_SUFFIXES
+        or file.name.lower().endswith(compressed.SUFFIXES)
+        or file.name == AIDER_HISTORY
+        or listed
+    ):
         found.append(Source(str(file), None, f"{stat.st_size}:{stat.st_mtime_ns}"))
     if len(found) > LIMITS.max_corpus_files:
         raise CorpusError(f"more than {LIMITS.max_corpus_files:,} transcripts (PLAYGROUND_MAX_CORPUS_FILES)")

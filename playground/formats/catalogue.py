@@ -25,7 +25,7 @@ FORMATS = (
     ),
     Format(
         "Codex CLI",
-        "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`",
+        "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (`.jsonl.zst` once Codex compresses a cold one)",
         "`response_item` lines; usage per call from `token_count` (`last_token_usage`, repeats skipped); "
         "model from `turn_context`; `compacted` items with their replacement history; a session per `session_meta`",
         "`event_msg` lines (the UI's copy), encrypted reasoning, web search and image items (counted)",

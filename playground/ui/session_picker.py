@@ -83,7 +83,7 @@ def show(key: str = "session") -> Session | None:
     """The picker in the sidebar; returns the chosen session (None when nothing is readable)."""
     st.header("Session")
     uploads = st.file_uploader(
-        "Upload transcripts (.json, .jsonl, .traj, .eval, .aider.chat.history.md, ...)",
+        "Upload transcripts (.json, .jsonl, .jsonl.zst, .traj, .eval, .aider.chat.history.md, ...)",
         # any name: the readers know a transcript by its content, and say in words why a file
         # is not one (a type filter would refuse .traj files with a hover-only message)
         type=None,
