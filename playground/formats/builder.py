@@ -21,6 +21,16 @@ def is_agent_tool(name: str | None) -> bool:
     return lowered in ("task", "agent") or lowered.endswith("_agent") or lowered.startswith("agent_")
 
 
+def label_of(value: Any) -> str:
+    """A record's kind as a warning counts it: a text as it reads (cut at 60 characters), a
+    number as written, anything else (an object where a kind should be) by its type alone."""
+    if isinstance(value, str):
+        return visible(value if len(value) <= 60 else value[:59] + "…")
+    if value is None or isinstance(value, bool | int | float):
+        return shown(value)
+    return f"a {type(value).__name__} object"
+
+
 def as_list(value: Any) -> list:
     """A field a reader iterates: the list, or nothing when a file holds anything else there."""
     return value if isinstance(value, list) else []

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, block_text, uncached_plus_cache
+from playground.formats.builder import (
+    SessionBuilder,
+    arguments_text,
+    block_text,
+    label_of,
+    uncached_plus_cache,
+)
 from playground.limits import LIMITS
 from policies.messages import ToolCall
 
@@ -124,6 +130,7 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
     builder = SessionBuilder(file, FORMAT)
     builder.parent = parent
     passed: Counter[str] = Counter()
+    unread: Counter[str] = Counter()  # content blocks of kinds not read, by role and kind
     open_call: str | None = None  # the message.id of the call whose lines are being joined
     open_index = -1  # and the raw index of its message
     pending: RecordedCompaction | None = None
@@ -142,13 +149,12 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
             open_call = None
             continue
         if kind not in MESSAGE_TYPES:
-            passed[
-                f"{kind}/{item['subtype']}" if kind == "system" and item.get("subtype") else str(kind)
-            ] += 1
+            subtype = item.get("subtype") if kind == "system" else None
+            passed[label_of(kind) + (f"/{label_of(subtype)}" if subtype else "")] += 1
             continue
         message = item.get("message")
         if not isinstance(message, dict):
-            passed[f"{kind} without a message"] += 1
+            passed[f"{label_of(kind)} without a message"] += 1
             continue
         time = builder.reply_time(item.get("timestamp"))
         if kind == "user":
@@ -165,7 +171,7 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
             if item.get("isMeta"):
                 passed["user/meta (caveats, command output)"] += 1
                 continue
-            text, results = _user(message.get("content"), builder)
+            text, results = _user(message.get("content"), builder, unread)
             for call_id, result in results:
                 builder.add("tool", result, tool_call_ids=(call_id,))
             if text:
@@ -178,7 +184,7 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
             passed["assistant/synthetic (Claude Code's own error text, no API call)"] += 1
             continue
         call_id = message.get("id") if isinstance(message.get("id"), str) else None
-        text, thinking, calls = _blocks(message.get("content"), builder)
+        text, thinking, calls = _blocks(message.get("content"), unread)
         usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
         # a call's later lines, after the results of its first tool uses where those came first
         if open_call is not None and call_id == open_call and model == builder.models.get(open_index, model):
@@ -205,11 +211,12 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
         )
         open_call, open_index = call_id, len(builder.messages) - 1
     builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
+    builder.warn_counts("content blocks of kinds not read, their tokens not counted", dict(unread))
     name = title or _first_line(first_request) or "Claude Code session"
     return builder.build(name)
 
 
-def _user(content: Any, builder: SessionBuilder) -> tuple[str, list[tuple[str, str]]]:
+def _user(content: Any, builder: SessionBuilder, unread: Counter[str]) -> tuple[str, list[tuple[str, str]]]:
     """A user line's own text, and the tool results it carries (call id, text)."""
     if isinstance(content, str):
         return content, []
@@ -227,11 +234,14 @@ def _user(content: Any, builder: SessionBuilder) -> tuple[str, list[tuple[str, s
             texts.append(block["text"])
         elif block.get("type") == "image":
             builder.warn(builder.where, "an image the user sent is not counted (only text is)")
+        else:
+            unread[f"user/{label_of(block.get('type'))}"] += 1
     return "\n".join(texts), results
 
 
-def _blocks(content: Any, builder: SessionBuilder) -> tuple[str, str, tuple[ToolCall, ...]]:
-    """An assistant line's text, thinking and tool calls."""
+def _blocks(content: Any, unread: Counter[str]) -> tuple[str, str, tuple[ToolCall, ...]]:
+    """An assistant line's text, thinking and tool calls; blocks of other kinds (a server tool's
+    use and result, redacted thinking) counted in ``unread``."""
     if isinstance(content, str):
         return content, "", ()
     texts, thoughts, calls = [], [], []
@@ -246,6 +256,8 @@ def _blocks(content: Any, builder: SessionBuilder) -> tuple[str, str, tuple[Tool
         elif kind == "tool_use" and isinstance(block.get("id"), str):
             name = block.get("name") if isinstance(block.get("name"), str) else ""
             calls.append(ToolCall(block["id"], name, arguments_text(block.get("input"))))
+        else:
+            unread[f"assistant/{label_of(kind)}"] += 1
     return "\n".join(texts), "\n".join(thoughts), tuple(calls)
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, block_text
+from playground.formats.builder import SessionBuilder, arguments_text, block_text, label_of
 from policies.messages import Message, ToolCall
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -78,7 +78,7 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
             open_call = False
         elif kind == "event_msg":
             if payload.get("type") != "token_count":
-                passed[f"event_msg/{payload.get('type')}"] += 1
+                passed[f"event_msg/{label_of(payload.get('type'))}"] += 1
                 continue
             info = payload.get("info")
             if not isinstance(info, dict) or not isinstance(info.get("last_token_usage"), dict):
@@ -99,7 +99,7 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
             _item(builder, payload, model, open_call, passed, line.get("timestamp"))
             open_call = builder.last_is_open_assistant()
         else:
-            passed[str(kind)] += 1
+            passed[label_of(kind)] += 1
     if not builder.messages:
         return None
     builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
@@ -132,7 +132,7 @@ def _item(
         elif role in ("user", "developer", "system"):
             builder.add(role, text)
         else:
-            passed[f"message/{role}"] += 1
+            passed[f"message/{label_of(role)}"] += 1
     elif kind == "reasoning":
         summary = item.get("summary") if isinstance(item.get("summary"), list) else []
         thought = "\n".join(
@@ -157,7 +157,7 @@ def _item(
             "tool", output if isinstance(output, str) else arguments_text(output), tool_call_ids=(call_id,)
         )
     else:
-        passed[f"response_item/{kind}"] += 1
+        passed[f"response_item/{label_of(kind)}"] += 1
 
 
 def _assistant(

@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import ReadWarning, Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_list, block_text
+from playground.formats.builder import SessionBuilder, arguments_text, as_list, block_text, label_of
 from policies.base import shown
 from policies.messages import ToolCall
 
@@ -158,7 +158,7 @@ def _conversation(
         elif kind == "gemini":
             _reply(builder, message)
         else:
-            passed[str(kind)] += 1
+            passed[label_of(kind)] += 1
     builder.warn_counts("messages passed over, not sent to the model (notices, errors)", dict(passed))
     session_id = metadata.get("sessionId")
     name = session_id[:80] if isinstance(session_id, str) and session_id else "Gemini CLI session"

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list
+from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
 from playground.formats.json_text import parse_json
 from playground.limits import LIMITS, over
 from policies.messages import ToolCall
@@ -94,7 +94,7 @@ def _sample(sample: dict, file: str, task: str) -> Session:
     events = sample.get("events") if isinstance(sample.get("events"), list) else []
     for n, event in enumerate(events):
         if not isinstance(event, dict) or event.get("event") != "model":
-            passed[str(event.get("event")) if isinstance(event, dict) else "not an object"] += 1
+            passed[label_of(event.get("event")) if isinstance(event, dict) else "not an object"] += 1
             continue
         builder.where = f"sample {sample.get('id')} event {n}"
         request = _request(event, pool)

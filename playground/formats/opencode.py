@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import RecordedCompaction, Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_list, uncached_plus_cache
+from playground.formats.builder import SessionBuilder, arguments_text, as_list, label_of, uncached_plus_cache
 from policies.messages import ToolCall
 
 
@@ -64,7 +64,7 @@ def read(data: dict, file: str) -> list[Session]:
                 continue
             _steps(builder, info, parts, passed)
         else:
-            passed[f"role {info.get('role')}"] += 1
+            passed[f"role {label_of(info.get('role'))}"] += 1
     builder.warn_counts("parts passed over", dict(passed))
     info = data["info"]
     name = (
@@ -120,7 +120,7 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
         elif kind == "step-finish":
             emit(part.get("tokens") if isinstance(part.get("tokens"), dict) else None)
         elif kind != "step-start":
-            passed[str(kind)] += 1
+            passed[label_of(kind)] += 1
     if texts or thoughts or calls:  # a step with no step-finish: the file ends mid-step
         builder.warn(builder.where, "a step with no step-finish: read without its usage")
         emit(None)

@@ -727,6 +727,29 @@ def test_a_claude_code_call_whose_results_came_between_its_lines_is_one_turn():
     assert session.usage == {1: 115, 4: 115}
 
 
+def test_claude_code_blocks_it_does_not_read_are_counted_by_kind_and_odd_kinds_not_echoed():
+    searched = [
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "x"}},
+        {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []},
+        {"type": "text", "text": "Found it."},
+    ]
+    lines = [
+        _cc_line("user", "u1", None, {"role": "user", "content": "search for it"}),
+        _cc_line("assistant", "a1", "u1", _cc_call("m1", searched)),
+        {"type": {"token": "sk-do-not-echo"}, "uuid": "x", "sessionId": "s"},
+    ]
+    (session,) = read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
+    assert session.messages[1].content == "Found it." and session.turns == 1
+    warnings = [w.what for w in session.warnings]
+    assert (
+        "content blocks of kinds not read, their tokens not counted (3): assistant/redacted_thinking 1, "
+        "assistant/server_tool_use 1, assistant/web_search_tool_result 1"
+    ) in warnings
+    assert not any("sk-do-not-echo" in w for w in warnings)
+    assert any("lines passed over" in w and "a dict object" in w for w in warnings)
+
+
 def test_claude_code_2x_subagent_files_beside_a_session_are_its_subagents(tmp_path):
     main = [
         _cc_line("user", "u1", None, {"role": "user", "content": "review the code"}),
