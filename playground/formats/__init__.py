@@ -62,7 +62,7 @@ def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None
     _check_size(len(data), file)
     if not data.strip():
         raise TranscriptError(file, "", "the file is empty")
-    if compressed.is_compressed(data):  # a Codex rollout it compressed (.jsonl.zst), a gzipped log
+    if compressed.is_compressed(data):  # a rollout Codex compressed (.jsonl.zst), a gzipped log
         data = compressed.unpack(data, file)
     if data.startswith(inspect_ai.ZIP_MAGIC):  # a zip: Inspect AI's .eval logs are the zips we read
         sessions = inspect_ai.read_eval(data, file)
