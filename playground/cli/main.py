@@ -27,7 +27,7 @@ from playground.cli.common import (
 )
 from playground.cli.recommend import add_command as add_recommend_command
 from playground.cli.text_table import text_table, write_csv
-from playground.engine.replay import ReplayResult, replay
+from playground.engine.replay import NO_TURNS, ReplayResult, replay
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.engine.validity import check_request
@@ -435,6 +435,8 @@ def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out
     if table.rows:
         print(visible(pricing_line(table.attrs)), file=out)
         print(text_table(table.rows, columns), file=out)
+    else:
+        print(NO_TURNS, file=out)
     print("totals:", file=out)
     for note in result.summary_stats.notes:
         print(f"note: {visible(note)}", file=sys.stderr)

@@ -51,6 +51,8 @@ class Settings:
         )
 
 
+NO_TURNS = "This session has no assistant replies, so there is no inference to replay."
+
 # event actions that record what a policy did not do: no message of the request changed
 NO_EDIT = ("skip", "summary_failed", "thrash", "budget_unmet", "idle")
 

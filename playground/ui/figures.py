@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from playground.charts import turns as charts
+from playground.engine.replay import NO_TURNS
 from playground.measures import metrics
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
@@ -137,7 +138,7 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
     """The headline figures; ``must_keep`` is how many must-keep facts are declared."""
     figures = replayed.totals
     if figures.get("turns", 0) == 0:
-        st.warning("This session has no assistant replies, so there is no inference to replay.")
+        st.warning(NO_TURNS)
         return
     money(replayed)
     as_recorded(replayed)

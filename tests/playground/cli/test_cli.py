@@ -26,6 +26,15 @@ def test_replay_prints_a_table_with_one_row_per_assistant_message(real_session_p
     assert "totals:" in out and "peak_context_tokens" in out
 
 
+def test_replay_of_a_session_with_no_reply_says_there_is_nothing_to_replay(tmp_path, capsys):
+    asked = tmp_path / "asked.json"
+    asked.write_text(json.dumps([{"role": "user", "content": "anyone there?"}]))
+    assert main(["replay", str(asked)]) == 0
+    out = capsys.readouterr().out
+    assert "1 messages, 0 turns" in out
+    assert "This session has no assistant replies, so there is no inference to replay." in out
+
+
 def test_replay_json_has_turns_events_and_summary(real_session_path, tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["replay", str(real_session_path), "--json", str(out)]) == 0
