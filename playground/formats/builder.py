@@ -23,12 +23,13 @@ def is_agent_tool(name: str | None) -> bool:
 
 def label_of(value: Any) -> str:
     """A record's kind as a warning counts it: a text as it reads (cut at 60 characters), a
-    number as written, anything else (an object where a kind should be) by its type alone."""
+    number as written, anything else (an object or a list where a kind should be) by its JSON
+    type alone (``kind_of``), never its contents."""
     if isinstance(value, str):
         return visible(value if len(value) <= 60 else value[:59] + "…")
     if value is None or isinstance(value, bool | int | float):
         return shown(value)
-    return f"a {type(value).__name__} object"
+    return kind_of(value)
 
 
 def as_list(value: Any) -> list:

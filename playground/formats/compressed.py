@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import io
 import zlib
+from typing import Any
 
 from playground.engine.session import TranscriptError
 from playground.limits import LIMITS, over
@@ -45,7 +46,7 @@ def unpack(data: bytes, file: str) -> bytes:
     return b"".join(chunks)
 
 
-def _zstd_stream(data: bytes) -> io.RawIOBase:
+def _zstd_stream(data: bytes) -> Any:  # a pyarrow NativeFile: read(n) as a file's
     """pyarrow (already a dependency, for the corpus's Parquet files) reads zstd frames as a
     stream; imported here, when a zstd file comes, as the rest of the reader does not need it."""
     import pyarrow as pa

@@ -747,7 +747,7 @@ def test_claude_code_blocks_it_does_not_read_are_counted_by_kind_and_odd_kinds_n
         "assistant/server_tool_use 1, assistant/web_search_tool_result 1"
     ) in warnings
     assert not any("sk-do-not-echo" in w for w in warnings)
-    assert any("lines passed over" in w and "a dict object" in w for w in warnings)
+    assert any("lines passed over" in w and "an object 1" in w for w in warnings)
 
 
 def test_claude_code_2x_subagent_files_beside_a_session_are_its_subagents(tmp_path):
