@@ -385,9 +385,11 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
+    from playground.measures.baseline import file_figures, which_session
     from playground.measures.metrics import turn_table
 
-    session = pick_session(read_path(file), args.session, file)
+    sessions = read_path(file)
+    session = pick_session(sessions, args.session, file)
     slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
     try:
         settings = config.settings_for(session)
@@ -397,9 +399,11 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
             print(file=sys.stderr)
     table = turn_table(result, config.pricing, config.must_keep)
     columns = TABLE_COLUMNS + (["must_keep_lost"] if config.must_keep else [])
-    _print_table(result, table, columns, sys.stderr if _any_stdout(args) else sys.stdout)
+    out = sys.stderr if _any_stdout(args) else sys.stdout
+    _print_table(result, table, columns, out, which_session(session, sessions))
     if args.json:
         data = replay_json(result, config, table)
+        data["summary"].update(file_figures(sessions, session))
         write_whole(args.json, lambda out: write_json(out, data))
     if args.csv:
         write_whole(args.csv, lambda out: write_csv(table.rows, out))
@@ -418,16 +422,22 @@ def _any_stdout(args: argparse.Namespace) -> bool:
     return "-" in (args.json, args.csv, args.contexts)
 
 
-def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out: TextIO) -> None:
+def _print_table(
+    result: ReplayResult, table: TurnTable, columns: list[str], out: TextIO, place: str = ""
+) -> None:
+    """The replay's header (``place``: which session of its file), its turns and its totals."""
+    from playground.measures.baseline import recorded_words
     from playground.measures.metrics import policy_notes, totals
 
-    session = result.session
+    session, figures = result.session, totals(table)
     print(
         visible(
             f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns"
         ),
         file=out,
     )
+    if place:
+        print(visible(place), file=out)
     print(visible(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
     if result.calibration is not None:
         print(visible(result.calibration.note), file=out)
@@ -435,6 +445,7 @@ def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out
     if table.rows:
         print(visible(pricing_line(table.attrs)), file=out)
         print(text_table(table.rows, columns), file=out)
+        print(visible(recorded_words(figures)), file=out)
     else:
         print(NO_TURNS, file=out)
     print("totals:", file=out)
@@ -442,7 +453,7 @@ def _print_table(result: ReplayResult, table: TurnTable, columns: list[str], out
         print(f"note: {visible(note)}", file=sys.stderr)
     for level, note in policy_notes(result.events):
         print(f"{'warning' if level == 'warning' else 'note'}: {visible(note)}", file=sys.stderr)
-    for key, value in {**totals(table), **summarizer_figures(result)}.items():
+    for key, value in {**figures, **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 
 

@@ -50,8 +50,9 @@ class Session:
     prompt cache, ``times`` when the reply was recorded (Unix seconds); ``tools`` are the tool definitions the
     session recorded (sent with every request). Where the file records them, ``cache_writes``
     (prompt tokens written to the cache), ``outputs`` (reply tokens) and ``models`` (the model
-    that answered) are kept per reply too; ``compactions`` are the agent's own, and ``parent``
-    names the session a subagent's session was started from.
+    that answered) are kept per reply too, and ``cache_writes_1h`` the part of the writes made to
+    the one-hour cache (Anthropic bills it at 2x, the 5-minute one at 1.25x); ``compactions``
+    are the agent's own, and ``parent`` names the session a subagent's session was started from.
     """
 
     name: str
@@ -68,6 +69,7 @@ class Session:
     models: dict[int, str] = field(default_factory=dict)
     compactions: tuple[RecordedCompaction, ...] = ()
     parent: str = ""
+    cache_writes_1h: dict[int, int] = field(default_factory=dict)  # of ``cache_writes``, at the 1-hour tier
 
     @property
     def recorded_model(self) -> str:
@@ -107,6 +109,6 @@ class Session:
             digest.update(repr((m.role, m.content, m.tool_calls, m.tool_call_ids, m.name)).encode())
         digest.update(repr((sorted(self.usage.items()), self.tools)).encode())
         digest.update(repr((sorted(self.cache_reads.items()), sorted(self.times.items()))).encode())
-        recorded = (self.cache_writes, self.outputs, self.models)
+        recorded = (self.cache_writes, self.outputs, self.models, self.cache_writes_1h)
         digest.update(repr([sorted(d.items()) for d in recorded] + [self.compactions, self.parent]).encode())
         return digest.hexdigest()[:16]

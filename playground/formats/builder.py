@@ -77,6 +77,7 @@ class SessionBuilder:
         self.cache_reads: dict[int, int] = {}
         self.times: dict[int, float] = {}
         self.cache_writes: dict[int, int] = {}
+        self.cache_writes_1h: dict[int, int] = {}
         self.outputs: dict[int, int] = {}
         self.models: dict[int, str] = {}
         self.compactions: list[RecordedCompaction] = []
@@ -108,6 +109,7 @@ class SessionBuilder:
         cache_write: int | None = None,
         output: int | None = None,
         model: str | None = None,
+        cache_write_1h: int | None = None,
     ) -> None:
         index = len(self.messages)
         if name is not None and not isinstance(name, str):
@@ -141,6 +143,8 @@ class SessionBuilder:
             self.times[index] = time
         if cache_write is not None:
             self.cache_writes[index] = cache_write
+        if cache_write_1h:
+            self.cache_writes_1h[index] = cache_write_1h
         if output is not None:
             self.outputs[index] = output
         if model:
@@ -271,6 +275,7 @@ class SessionBuilder:
             models=self.models,
             compactions=tuple(self.compactions),
             parent=self.parent,
+            cache_writes_1h=self.cache_writes_1h,
         )
 
     def warn_counts(self, what: str, counts: dict[str, int]) -> None:

@@ -22,6 +22,7 @@ from playground.engine.session import ReadWarning, RecordedCompaction, Session, 
 from playground.formats.builder import (
     SessionBuilder,
     arguments_text,
+    as_dict,
     block_text,
     label_of,
     uncached_plus_cache,
@@ -47,7 +48,13 @@ def looks_like(items: list) -> bool:
 
 def read(items: list, file: str) -> list[Session]:
     """The main session, then one session per subagent chain (in the order they started)."""
-    lines = [(n, item) for n, item in enumerate(items, start=1) if isinstance(item, dict)]
+    beside = _agents_beside(file)
+    lines = []
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, dict):
+            nested = _nested(item)
+            if nested is None or nested["agentId"] not in beside:  # its own file is read instead
+                lines.append((number, nested or item))
     titles = [
         i["summary"] for _, i in lines if i.get("type") == "summary" and isinstance(i.get("summary"), str)
     ]
@@ -72,6 +79,27 @@ def read(items: list, file: str) -> list[Session]:
         if any(i.get("type") in MESSAGE_TYPES for _, i in chain):
             sessions.append(_read_chain(chain, file, "", parent=main_name))
     return sessions
+
+
+def _nested(item: dict) -> dict | None:
+    """A subagent's message that Claude Code 2.x keeps inside a ``progress`` line of type
+    ``agent_progress`` (the subagent's own file may be absent), as a side-chain line of that
+    agent: its calls are billed like any other. None for any other line."""
+    data = item.get("data")
+    if item.get("type") != "progress" or not isinstance(data, dict) or data.get("type") != "agent_progress":
+        return None
+    inner, agent = data.get("message"), _id(data.get("agentId"))
+    if not isinstance(inner, dict) or inner.get("type") not in MESSAGE_TYPES or agent is None:
+        return None
+    return {**inner, "isSidechain": True, "agentId": agent, "agentProgress": True}
+
+
+def _agents_beside(file: str) -> set[str]:
+    """The agent ids whose subagent file lies beside the session (``subagents_beside`` reads them)."""
+    folder = Path(file).with_suffix("") / "subagents"
+    if not file or not folder.is_dir():
+        return set()
+    return {path.stem.removeprefix("agent-") for path in folder.glob("agent-*.jsonl")}
 
 
 def _id(value: Any) -> str | None:
@@ -135,6 +163,7 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
     open_index = -1  # and the raw index of its message
     pending: RecordedCompaction | None = None
     first_request = ""
+    unbilled = 0  # replies whose usage is all zero: no call was billed
     for number, item in lines:
         builder.where = f"line {number}"
         kind = item.get("type")
@@ -196,22 +225,34 @@ def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: st
         uncached = builder.token_count(usage.get("input_tokens"), "input_tokens")
         written = builder.token_count(usage.get("cache_creation_input_tokens"), "cache_creation_input_tokens")
         read_ = builder.token_count(usage.get("cache_read_input_tokens"), "cache_read_input_tokens")
-        prompt = uncached_plus_cache(uncached, read_, written)
+        output = builder.token_count(usage.get("output_tokens"), "output_tokens")
+        tiers = as_dict(usage.get("cache_creation"))
+        hour = builder.token_count(
+            tiers.get("ephemeral_1h_input_tokens"), "cache_creation.ephemeral_1h_input_tokens"
+        )
+        if not any((uncached, written, read_, output)):  # all zero: no request was billed
+            unbilled += bool(usage)
+            uncached = written = read_ = output = hour = None
         builder.add(
             "assistant",
             text,
             tool_calls=calls,
             thinking=thinking,
-            prompt_tokens=prompt,
+            prompt_tokens=uncached_plus_cache(uncached, read_, written),
             cache_read=read_,
             cache_write=written,
-            output=builder.token_count(usage.get("output_tokens"), "output_tokens"),
+            cache_write_1h=hour,
+            output=output,
             model=model,
             time=time,
         )
         open_call, open_index = call_id, len(builder.messages) - 1
     builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
     builder.warn_counts("content blocks of kinds not read, their tokens not counted", dict(unread))
+    if unbilled:
+        builder.warn(
+            "", f"{unbilled:,} repl(ies) record all-zero usage: no API call was billed, none is counted"
+        )
     name = title or _first_line(first_request) or "Claude Code session"
     return builder.build(name)
 

@@ -65,6 +65,7 @@ COST_COLUMNS = (
     "summary_cost_usd",
     "raw_cost_usd",
     "recorded_cost_usd",
+    "recorded_counted_output_usd",
     *(f"cost_{p}_usd" for p in PARTS),
 )
 
@@ -177,6 +178,7 @@ def turn_table(
                 "recorded_cache_write_tokens": None if call is None else call.cache_write,
                 "recorded_output_tokens": None if call is None else call.output,
                 "recorded_cost_usd": None if call is None else call.cost,
+                "recorded_counted_output_usd": None if call is None else call.estimated_cost,
                 "cache_break_at": None if brk is None else brk.position,
                 "cache_break_repaid": 0 if brk is None else brk.repaid,
                 "cache_break_policy": "" if brk is None else brk.policy,
@@ -460,31 +462,42 @@ def _breaks_share(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
 
 
 def _recorded(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
-    """What the session records the agent sent and paid, beside the stack's figures: None
-    where it does not record every call (``recorded_calls`` says how many it does)."""
+    """What the session records the agent sent and paid, beside the stack's figures: sums over
+    the calls that record it (``recorded_calls`` of ``turns``; the comparisons with the stack
+    over those turns alone), None where no call does. ``recorded_cost_usd`` is the bill as the
+    file records it (ccusage's figure); ``recorded_cost_counted_output_usd`` the same calls with
+    each reply's output as the stack is billed it (where a file records a mid-stream snapshot)."""
     calls = [row for row in rows if row["recorded_prompt_tokens"] is not None]
     figures: dict[str, float | int | None] = {
         "recorded_calls": len(calls),
         "recorded_input_tokens": None,
         "recorded_cache_hit_pct": None,
         "recorded_cost_usd": None,
+        "recorded_cost_counted_output_usd": None,
         "saved_vs_recorded_usd": None,
         "saved_vs_recorded_pct": None,
     }
-    if not calls or len(calls) < len(rows):
+    if not calls:
         return figures
-    sent = sum(row["recorded_prompt_tokens"] for row in rows)
+    sent = sum(row["recorded_prompt_tokens"] for row in calls)
     figures["recorded_input_tokens"] = sent
-    if all(row["recorded_cache_read_tokens"] is not None for row in rows):
-        figures["recorded_cache_hit_pct"] = _pct(sum(row["recorded_cache_read_tokens"] for row in rows), sent)
-    if all(row["recorded_cost_usd"] is not None for row in rows):
-        recorded = sum(row["recorded_cost_usd"] for row in rows)
+    if all(row["recorded_cache_read_tokens"] is not None for row in calls):
+        figures["recorded_cache_hit_pct"] = _pct(
+            sum(row["recorded_cache_read_tokens"] for row in calls), sent
+        )
+    priced = [row for row in calls if row["recorded_cost_usd"] is not None]
+    if len(priced) == len(calls):
+        recorded = sum(row["recorded_cost_usd"] for row in calls)
+        counted = sum(row["recorded_counted_output_usd"] for row in calls)
         figures["recorded_cost_usd"] = round(recorded, 6)
-        if all(row["cost_usd"] is not None for row in rows):
-            stack = sum(row["cost_usd"] + row["summary_cost_usd"] for row in rows)
+        figures["recorded_cost_counted_output_usd"] = round(counted, 6)
+        if all(row["cost_usd"] is not None for row in calls):
+            # like with like: the stack's output is the reply's one figure, so it is set against
+            # the recorded calls at that same output
+            stack = sum(row["cost_usd"] + row["summary_cost_usd"] for row in calls)
             figures.update(
-                saved_vs_recorded_usd=round(recorded - stack, 6),
-                saved_vs_recorded_pct=_pct(recorded - stack, recorded),
+                saved_vs_recorded_usd=round(counted - stack, 6),
+                saved_vs_recorded_pct=_pct(counted - stack, counted),
             )
     return figures
 

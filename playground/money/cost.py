@@ -10,11 +10,12 @@ prefix there: a *cache break*, put down to the policy that acted at that turn.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from playground.engine.replay import NO_EDIT, ReplayResult
+from playground.engine.session import Session
 from playground.engine.tokens import REPLY_PRIMING
 from playground.money.caching import RULES, CacheMeter, CacheRule, CacheTurn, Delta, rule_for
 from playground.money.pricing import (
@@ -27,6 +28,7 @@ from playground.money.pricing import (
     find_price,
     own_price,
     request_cost,
+    rule_model,
     turn_cost,
 )
 from policies.messages import Message
@@ -85,14 +87,23 @@ class Pricing:
             raise PricingError(f"pricing.cache {pricing.cache[:40]!r}: known: auto, {', '.join(RULES)}")
         return pricing
 
-    def resolve(self, model: str) -> tuple[Price | None, CacheRule]:
-        """The price and cache rule for a replay of ``model``."""
+    def resolve(self, model: str, session: Session | None = None) -> tuple[Price | None, CacheRule]:
+        """The price and cache rule for a replay of ``model`` (of ``session``: with ``auto``,
+        Anthropic's one-hour cache where the session wrote most of its cache there)."""
         priced_as = self.model or model
         found = find_price(priced_as, self.provider or None)
         price = found.with_own(self.own) if found else own_price(priced_as, self.own)
-        if self.cache == "auto":
-            return price, default_cache_rule(found, priced_as)
-        return price, rule_for(self.cache, found.model if found else priced_as)
+        if self.cache != "auto":
+            return price, rule_for(self.cache, found.model if found else priced_as)
+        rule = default_cache_rule(found, priced_as)
+        if rule.name == "anthropic" and session is not None and _mostly_one_hour(session):
+            rule = rule_for("anthropic-1h", rule_model(found, priced_as))
+        return price, rule
+
+
+def _mostly_one_hour(session: Session) -> bool:
+    """Whether the session wrote most of its cache to the one-hour tier (Claude Code 2.1 does)."""
+    return 2 * sum(session.cache_writes_1h.values()) > sum(session.cache_writes.values())
 
 
 def price_per_million(where: str, value: Any) -> float | None:
@@ -171,7 +182,7 @@ class CostReport:
 def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostReport:
     """Price ``result``: the stack's requests and the raw history's under one cache rule."""
     pricing = pricing or Pricing()
-    price, rule = pricing.resolve(result.settings.model)
+    price, rule = pricing.resolve(result.settings.model, result.session)
     session = result.session
     times = [session.times.get(t.reply_index) for t in result.turns]
     timed = any(t is not None for t in times)
@@ -199,7 +210,7 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         # a summary is a fresh prompt (LangChain, ADK, Deep Agents): nothing of it cached
         summary_cost = [0.0] * len(result.turns)
         for turn, prompt, summary in summaries:
-            summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary, False)
+            summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary)
     breaks = _breaks(result, stack)
     recorded = recorded_calls(result, output, price)
     return CostReport(
@@ -253,7 +264,7 @@ class RunningCost:
     def __call__(self, result: ReplayResult) -> None:
         turn = result.turns[-1]
         if self._meter is None:
-            self._price, self._rule = self.pricing.resolve(result.settings.model)
+            self._price, self._rule = self.pricing.resolve(result.settings.model, result.session)
             self._summary_price = _summary_price(result) or self._price
             self._meter = _meter(result, self._rule)
         if self._price is None:
@@ -266,7 +277,7 @@ class RunningCost:
         self.spent += request_cost(self._price, cached, output, self._rule)
         billed = result.summary_stats.billed  # the summaries made so far, in order
         for _, prompt, summary in billed[self._billed :]:
-            self.spent += self._summary_price.cost(prompt, 0, 0, summary, False)
+            self.spent += self._summary_price.cost(prompt, 0, 0, summary)
         self._billed = len(billed)
 
 
@@ -310,9 +321,16 @@ class RecordedCall:
     input: int  # every input token, cached or not
     cache_read: int | None  # None: the session records no cache figures at all
     cache_write: int | None
-    output: int  # recorded, else counted as for the stack
+    output: int | None  # as recorded; None where the file records none
     model: str  # the model that answered it, as recorded ("" where unknown)
-    cost: float | None  # dollars at that model's price; None without one, or without the cache split
+    # dollars at that model's list price as the file records the call (ccusage's figure): each
+    # cache write at its own tier, the output as recorded (our count where it records none);
+    # None without a price, or without the cache split
+    cost: float | None
+    # the same call with the reply's output as every replay bills it (``Session.output_tokens``):
+    # differs from ``cost`` where the file records a mid-stream snapshot of the output
+    estimated_cost: float | None = None
+    cache_write_1h: int = 0  # of ``cache_write``, to the one-hour cache
 
 
 def replies_output(result: ReplayResult, replies: list[Message]) -> list[int]:
@@ -325,35 +343,90 @@ def replies_output(result: ReplayResult, replies: list[Message]) -> list[int]:
     ]
 
 
+def recorded_call(
+    session: Session, index: int, fallback: Price | None = None, billed_output: int | None = None
+) -> RecordedCall | None:
+    """The call the session records for its reply at raw ``index`` (None where it records no
+    usage), priced at the model recorded for it (the session's, else ``fallback``: the replay's
+    price) by genai-prices. ``billed_output`` is the reply's output as a replay bills it (for
+    ``estimated_cost``). A session that records no cache figures at all has no recorded cost:
+    what the cache served is unknown, and pricing every token in full would invent a bill."""
+    tokens = session.usage.get(index)
+    if tokens is None:
+        return None
+    model = session.models.get(index) or session.recorded_model
+    price = find_price(model) if model else fallback
+    if price is not None and fallback is not None and price.model == fallback.model:
+        price = fallback  # the same entry: the user's own prices for it hold here too
+    recorded_output = session.outputs.get(index)
+    output = recorded_output if recorded_output is not None else (billed_output or 0)
+    if not (session.cache_reads or session.cache_writes):
+        return RecordedCall(tokens, None, None, recorded_output, model, None)
+    read, write = session.cache_reads.get(index, 0), session.cache_writes.get(index, 0)
+    hour = min(session.cache_writes_1h.get(index, 0), write)
+    if price is None:
+        return RecordedCall(tokens, read, write, recorded_output, model, None, None, hour)
+    size = max(tokens, read + write)
+    estimated = price.cost(size, read, write, output if billed_output is None else billed_output, hour)
+    return RecordedCall(
+        tokens,
+        read,
+        write,
+        recorded_output,
+        model,
+        price.cost(size, read, write, output, hour),
+        estimated,
+        hour,
+    )
+
+
 def recorded_calls(
     result: ReplayResult, output: list[int], fallback: Price | None = None
 ) -> list[RecordedCall | None]:
-    """Per turn, the call the session records (None where it records no usage), priced at the
-    model recorded for it (the session's, else ``fallback``: the replay's price) by genai-prices,
-    its output at ``output`` (``replies_output``: the figure the stack is billed too).
-    A session that records no cache figures at all has no recorded cost: what the cache served
-    is unknown, and pricing every token in full would invent a bill the agent never paid."""
-    session, calls = result.session, []
-    cache_known = bool(session.cache_reads or session.cache_writes)
-    for turn, counted in zip(result.turns, output, strict=True):
-        index = turn.reply_index
-        tokens = session.usage.get(index)
-        if tokens is None:
-            calls.append(None)
-            continue
-        model = session.models.get(index) or session.recorded_model
-        price = find_price(model) if model else fallback
-        if price is not None and fallback is not None and price.model == fallback.model:
-            price = fallback  # the same entry: the user's own prices for it hold here too
-        out = session.outputs.get(index, counted)
-        if not cache_known:
-            calls.append(RecordedCall(tokens, None, None, out, model, None))
-            continue
-        read, write = session.cache_reads.get(index, 0), session.cache_writes.get(index, 0)
-        # billed at the reply's one output figure, as the stack and the raw history are
-        cost = None if price is None else price.cost(max(tokens, read + write), read, write, counted, False)
-        calls.append(RecordedCall(tokens, read, write, out, model, cost))
-    return calls
+    """Per turn, the call the session records (``recorded_call``), ``output`` being each
+    reply's output as the replay bills it (``replies_output``)."""
+    session = result.session
+    return [
+        recorded_call(session, turn.reply_index, fallback, counted)
+        for turn, counted in zip(result.turns, output, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class RecordedBill:
+    """What every call a file records cost, over all its sessions (the main one, subagents,
+    runs): the bill ccusage gives for the file's calls, at each call's own model and tier."""
+
+    cost: float  # dollars of the calls priced
+    calls: int  # calls that record usage
+    priced: int  # of which priced (a model genai-prices knows, with the cache split recorded)
+    sessions: int
+    unpriced_models: tuple[str, ...] = ()
+
+    @property
+    def note(self) -> str:
+        """The bill in words: how many calls it covers, and what it leaves out."""
+        whole = f"${self.cost:,.4f} for {self.calls:,} call(s) in {self.sessions} session(s)"
+        if self.priced == self.calls:
+            return whole
+        missing = ", ".join(self.unpriced_models) or "no cache figures recorded"
+        return f"{whole}, of which {self.priced:,} priced ({missing}: no price)"
+
+
+def recorded_bill(sessions: Sequence[Session]) -> RecordedBill:
+    """The recorded bill of ``sessions`` together (``recorded_call`` for every call)."""
+    cost, calls, priced, unpriced = 0.0, 0, 0, set()
+    for session in sessions:
+        for index in sorted(session.usage):
+            call = recorded_call(session, index)
+            if call is None:
+                continue
+            calls += 1
+            if call.cost is None:
+                unpriced.add(call.model or "model not recorded")
+            else:
+                cost, priced = cost + call.cost, priced + 1
+    return RecordedBill(round(cost, 6), calls, priced, len(sessions), tuple(sorted(unpriced))[:5])
 
 
 def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:

@@ -73,24 +73,21 @@ class Price:
         return replace(self, rates=rates, own=own)
 
     def cost(
-        self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+        self, input_tokens: int, cache_read: int, cache_write: int, output: int, write_1h: int = 0
     ) -> float:
         """Dollars for one call: ``input_tokens`` in all, of which ``cache_read`` read from the
-        cache and ``cache_write`` written to it; long-context tiers applied by genai-prices."""
+        cache and ``cache_write`` written to it (``write_1h`` of those to the one-hour cache, at
+        its own price); long-context tiers applied by genai-prices."""
         if input_tokens in self.thresholds and self.own == NO_OWN:  # on a tier's edge: genai-prices decides
-            return self._priced(input_tokens, cache_read, cache_write, output, one_hour)
+            prices = _model_prices(self.model, self.provider)
+            return _genai_cost(prices, input_tokens, cache_read, cache_write, output, write_1h)
         # Within a tier every price is per token (the tier is set by the whole input), so the
         # rates genai-prices gives for one request in that tier price every request in it.
-        rates = self.rates[_tier_key(bisect_left(self.thresholds, input_tokens), one_hour)]
+        tier = bisect_left(self.thresholds, input_tokens)
+        rates, hour = self.rates[_tier_key(tier, False)], self.rates[_tier_key(tier, True)]
         uncached = input_tokens - cache_read - cache_write
-        return uncached * rates[0] + cache_read * rates[1] + cache_write * rates[2] + output * rates[3]
-
-    def _priced(
-        self, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
-    ) -> float:
-        """What genai-prices itself says one call costs."""
-        prices = _model_prices(self.model, self.provider)
-        return _genai_cost(prices, input_tokens, cache_read, cache_write, output, one_hour)
+        writes = (cache_write - write_1h) * rates[2] + write_1h * hour[2]
+        return uncached * rates[0] + cache_read * rates[1] + writes + output * rates[3]
 
 
 def _tier_key(tier: int, one_hour: bool) -> str:
@@ -174,7 +171,7 @@ def _tier_rates(prices: Any, thresholds: tuple[int, ...], tier: int, one_hour: b
     million = MILLION
 
     def priced(read: int, write: int, output: int) -> float:
-        return _genai_cost(prices, size, read, write, output, one_hour)
+        return _genai_cost(prices, size, read, write, output, write if one_hour else 0)
 
     uncached = priced(0, 0, 0)
     return (
@@ -186,7 +183,7 @@ def _tier_rates(prices: Any, thresholds: tuple[int, ...], tier: int, one_hour: b
 
 
 def _genai_cost(
-    prices: Any, input_tokens: int, cache_read: int, cache_write: int, output: int, one_hour: bool
+    prices: Any, input_tokens: int, cache_read: int, cache_write: int, output: int, write_1h: int
 ) -> float:
     """Dollars for one call by genai-prices' ``ModelPrice.calc_price``."""
     from genai_prices import Usage
@@ -195,7 +192,7 @@ def _genai_cost(
         input_tokens=input_tokens,
         cache_read_tokens=cache_read,
         cache_write_tokens=cache_write,  # of which written to the one-hour cache:
-        cache_write_1h_tokens=cache_write if one_hour else 0,
+        cache_write_1h_tokens=write_1h,
         output_tokens=output,
     )
     return float(prices.calc_price(usage)["total_price"])
@@ -275,7 +272,12 @@ def _store_prices(stored: dict[str, Any]) -> None:
 def default_cache_rule(price: Price | None, model: str) -> CacheRule:
     """The cache rule of the provider that serves ``model``; ``none`` where we know none."""
     rule = PROVIDER_RULES.get(price.provider if price else "")
-    return rule_for(rule.name, price.model if price else model) if rule else rule_for("none")
+    return rule_for(rule.name, rule_model(price, model)) if rule else rule_for("none")
+
+
+def rule_model(price: Price | None, model: str) -> str:
+    """The model name a cache rule is looked up by: genai-prices' id where it knows the model."""
+    return price.model if price else model
 
 
 PARTS = ("read", "write", "uncached", "output")
@@ -283,20 +285,26 @@ PARTS = ("read", "write", "uncached", "output")
 
 def request_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> float:
     """Dollars for one request split by ``turn`` with ``output`` reply tokens."""
-    return price.cost(turn.read + turn.write + turn.uncached, turn.read, turn.write, output, rule.write_1h)
+    return price.cost(
+        turn.read + turn.write + turn.uncached, turn.read, turn.write, output, _hour(turn.write, rule)
+    )
+
+
+def _hour(write: int, rule: CacheRule) -> int:
+    """The tokens of ``write`` made to the one-hour cache under ``rule``."""
+    return write if rule.write_1h else 0
 
 
 def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> dict[str, float]:
     """Dollars for one request split by ``turn`` with ``output`` reply tokens: the whole
     (``total``) and its parts (cache reads, writes, uncached input, output), which add up to
     it (under a long-context tier each part is priced alone, then scaled to the whole)."""
-    hour = rule.write_1h
     total = request_cost(price, turn, output, rule)
     parts = {
-        "read": price.cost(turn.read, turn.read, 0, 0, hour),
-        "write": price.cost(turn.write, 0, turn.write, 0, hour),
-        "uncached": price.cost(turn.uncached, 0, 0, 0, hour),
-        "output": price.cost(0, 0, 0, output, hour),
+        "read": price.cost(turn.read, turn.read, 0, 0),
+        "write": price.cost(turn.write, 0, turn.write, 0, _hour(turn.write, rule)),
+        "uncached": price.cost(turn.uncached, 0, 0, 0),
+        "output": price.cost(0, 0, 0, output),
     }
     whole = sum(parts.values())
     scale = total / whole if whole else 0.0

@@ -8,6 +8,7 @@ import streamlit as st
 from playground.charts import turns as charts
 from playground.engine.replay import NO_TURNS
 from playground.measures import metrics
+from playground.measures.baseline import recorded_words
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 
@@ -105,30 +106,26 @@ def as_recorded(replayed: Replayed) -> None:
     """The honest baseline: what the agent actually sent and paid, as its log records, beside
     the stack and the raw history; and how the counts were calibrated to it."""
     figures = replayed.totals
-    recorded = figures.get("recorded_cost_usd")
-    if recorded is not None and figures.get("cost_usd") is not None:
+    recorded = figures.get("recorded_cost_counted_output_usd")
+    if recorded is not None and figures.get("saved_vs_recorded_usd") is not None:
         saved = figures["saved_vs_recorded_usd"]
         verdict = (
             f"saves {dollars(saved)} ({figures['saved_vs_recorded_pct']:.1f}%)"
             if saved >= 0
             else f"costs {dollars(-saved)} more ({-figures['saved_vs_recorded_pct']:.1f}%)"
         )
+        as_counted = (
+            f" ({dollars(recorded)} with each reply's output counted)"
+            if dollars(recorded) != dollars(figures["recorded_cost_usd"])
+            else ""
+        )
         st.markdown(
-            f"**As recorded {dollars(recorded)}** · this stack {dollars(figures['cost_usd'])} · raw history "
-            f"{dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack {verdict}."
+            f"**As recorded {dollars(figures['recorded_cost_usd'])}**{as_counted} · this stack "
+            f"{dollars(figures['cost_usd'])} · "
+            f"raw history {dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack "
+            f"{verdict}."
         )
-    elif figures.get("recorded_calls") == figures["turns"] and figures.get("recorded_cache_hit_pct") is None:
-        st.caption(
-            "The session records each call's input tokens but not what the prompt cache served, so "
-            "what the agent paid is unknown: the *as recorded* line shows its tokens only."
-        )
-    elif figures.get("recorded_calls"):
-        st.caption(
-            f"The session records usage on {figures['recorded_calls']:,} of {figures['turns']:,} calls: compared "
-            "with the raw history only."
-        )
-    else:
-        st.caption("The session records no usage: compared with the raw history only.")
+    st.caption(escape_markdown(recorded_words(figures)))
     fit = replayed.result.calibration
     if fit is not None:
         st.caption(escape_markdown(fit.note[0].upper() + fit.note[1:]) + ".")

@@ -12,6 +12,7 @@ from playground.engine.session import Session
 from playground.formats import READABLE, cline
 from playground.formats.builder import visible
 from playground.formats.catalogue import FORMATS
+from playground.measures.baseline import which_session
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -24,6 +25,7 @@ class Choice:
     label: str
     session: Session
     origin: str  # "upload" or "sample"
+    file: cache.Loaded | None = None  # every session the file holds, for "session 2 of 7"
 
 
 def sample_files() -> list[Path]:
@@ -58,8 +60,11 @@ def _choices(origin: str, name: str, loaded: cache.Loaded) -> list[Choice]:
     if len(loaded.sessions) == 1:
         session = loaded.sessions[0]
         named = _named(session).removeprefix(session.name).removeprefix(" · ")
-        return [Choice(f"{origin}: {name}" + (f" ({named})" if named else ""), session, origin)]
-    return [Choice(f"#{i} {_named(s)} — {origin}: {name}", s, origin) for i, s in enumerate(loaded.sessions)]
+        return [Choice(f"{origin}: {name}" + (f" ({named})" if named else ""), session, origin, loaded)]
+    return [
+        Choice(f"#{i} {_named(s)} — {origin}: {name}", s, origin, loaded)
+        for i, s in enumerate(loaded.sessions)
+    ]
 
 
 def _named(session: Session) -> str:
@@ -123,7 +128,8 @@ def show(key: str = "session") -> Session | None:
     elif st.session_state.get(f"{key}_choice") not in labels:
         st.session_state[f"{key}_choice"] = labels[0]
     label = st.selectbox("Session", labels, key=f"{key}_choice")
-    session = choices[labels.index(label)].session
+    choice = choices[labels.index(label)]
+    session = choice.session
     if fresh:  # the page now shows another session: say which, and where the rest went
         more = (
             f"; {len(fresh) - 1} more session(s) of it in the list above"
@@ -133,6 +139,8 @@ def show(key: str = "session") -> Session | None:
         )
         st.success(f"Now showing your upload, **{escape_markdown(label)}**{more}.")
     _describe(session)
+    if choice.file is not None:
+        st.caption(escape_markdown(which_session(session, choice.file.sessions)))
     return session
 
 

@@ -14,6 +14,7 @@ from playground.cli.main import main
 from playground.engine.replay import Settings, replay
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_path
+from playground.measures.baseline import recorded_words
 from playground.measures.metrics import RECORDED_COMPACTION, event_rows, totals, turn_table
 from playground.money.cost import Pricing
 from playground.money.pricing import find_price
@@ -32,41 +33,78 @@ def sniffly():
     return session
 
 
-def test_each_call_is_priced_as_recorded_at_the_model_that_answered_it(sniffly):
-    """Its input as recorded; its output at the one figure the stack is billed too: the larger
-    of the record and our count (Claude Code logs a mid-stream snapshot of output_tokens)."""
+def _calls_from_raw_lines(path: Path) -> dict[str, dict]:
+    """Each API call of a Claude Code file's main chain, from its raw lines as ccusage reads
+    them: one per message id (Claude Code's own ``<synthetic>`` replies are none), the usage of
+    its last line."""
+    calls: dict[str, dict] = {}
+    for line in path.read_text().splitlines():
+        item = json.loads(line)
+        message = item.get("message") or {}
+        if (
+            item.get("type") == "assistant"
+            and not item.get("isSidechain")
+            and message.get("model") != "<synthetic>"
+        ):
+            calls[message["id"]] = {"model": message["model"], **message["usage"]}
+    return calls
+
+
+def test_each_call_is_billed_as_recorded_at_the_model_that_answered_it(sniffly):
+    """As recorded is the file's own usage, output included (ccusage's figure); the estimate
+    with each reply's output counted (Claude Code logs a mid-stream snapshot of output_tokens)
+    is a figure of its own, and the one the stack is set against."""
     result = replay(sniffly, PRESETS["pyagentic recommended"], Config().settings_for(sniffly))
     table = turn_table(result)
-    expected = 0.0
-    for turn in result.turns:
-        index, tokens = turn.reply_index, sniffly.usage[turn.reply_index]
-        price = find_price(sniffly.models[index])
-        read, write = sniffly.cache_reads.get(index, 0), sniffly.cache_writes.get(index, 0)
-        output = max(sniffly.outputs[index], result.counter.count(sniffly.messages[index]))
-        expected += price.cost(tokens, read, write, output, False)
+    calls = _calls_from_raw_lines(SNIFFLY)
+    expected = sum(
+        find_price(c["model"]).cost(
+            c["input_tokens"] + c["cache_read_input_tokens"] + c["cache_creation_input_tokens"],
+            c["cache_read_input_tokens"],
+            c["cache_creation_input_tokens"],
+            c["output_tokens"],
+        )
+        for c in calls.values()
+    )
     figures = totals(table)
-    assert figures["recorded_calls"] == len(table.rows) == 62
+    assert figures["recorded_calls"] == len(table.rows) == len(calls) == 62
     assert figures["recorded_cost_usd"] == pytest.approx(expected, abs=1e-6)
-    assert figures["recorded_input_tokens"] == sum(sniffly.usage.values()) == 3_928_738
+    assert figures["recorded_input_tokens"] == 3_928_738
+    counted = sum(row["recorded_counted_output_usd"] for row in table.rows)
+    assert figures["recorded_cost_counted_output_usd"] == pytest.approx(counted, abs=1e-6)
+    assert counted > expected  # the replies hold more output than the snapshots say
     stack = figures["cost_usd"]
-    assert figures["saved_vs_recorded_usd"] == pytest.approx(expected - stack, abs=1e-5)
+    assert figures["saved_vs_recorded_usd"] == pytest.approx(counted - stack, abs=1e-5)
     assert all(row["recorded_cost_usd"] > 0 for row in table.rows)
     # the record is a snapshot: 16,769 output tokens in all where the replies hold about 50,000
-    assert sum(sniffly.outputs.values()) == 16_769
+    assert sum(c["output_tokens"] for c in calls.values()) == 16_769
     assert sum(row["output_tokens"] for row in table.rows) > 3 * 16_769
 
 
-def test_a_session_recording_some_calls_has_no_recorded_total_and_says_how_many(sniffly):
+def test_a_session_recording_some_calls_sums_those_and_says_how_many(sniffly):
     some = replace(sniffly, usage=dict(list(sniffly.usage.items())[:10]))
-    figures = totals(turn_table(replay(some, [], Settings(model="claude-sonnet-4-20250514"))))
-    assert figures["recorded_calls"] == 10 and figures["recorded_cost_usd"] is None
+    table = turn_table(replay(some, [], Settings(model="claude-sonnet-4-20250514")))
+    figures = totals(table)
+    recorded = [row for row in table.rows if row["recorded_prompt_tokens"] is not None]
+    assert figures["recorded_calls"] == len(recorded) == 10
+    assert figures["recorded_input_tokens"] == sum(some.usage.values())
+    assert figures["recorded_cost_usd"] == pytest.approx(
+        sum(r["recorded_cost_usd"] for r in recorded), abs=1e-6
+    )
+    on_those = sum(r["cost_usd"] for r in recorded)  # the stack, on the calls recorded alone
+    assert figures["saved_vs_recorded_usd"] == pytest.approx(
+        figures["recorded_cost_counted_output_usd"] - on_those, abs=1e-5
+    )
+    assert "on 10 of 62 calls" in recorded_words(figures)
     tokens_only = replace(sniffly, cache_reads={}, cache_writes={})  # no cache split: no bill invented
     figures = totals(turn_table(replay(tokens_only, [], Settings(model="claude-sonnet-4-20250514"))))
     assert figures["recorded_calls"] == 62 and figures["recorded_input_tokens"] == 3_928_738
     assert figures["recorded_cost_usd"] is None and figures["recorded_cache_hit_pct"] is None
+    assert "what the agent paid is unknown" in recorded_words(figures)
     none = replace(sniffly, usage={}, cache_reads={}, cache_writes={})
     figures = totals(turn_table(replay(none, [], Settings(model="claude-sonnet-4-20250514"))))
     assert figures["recorded_calls"] == 0 and figures["saved_vs_recorded_usd"] is None
+    assert "records no usage" in recorded_words(figures)
 
 
 def test_the_cli_replays_as_the_recorded_model_unless_one_is_named(tmp_path, capsys):

@@ -86,11 +86,11 @@ def test_prices_come_from_genai_prices_with_tiers_and_unknown_models_have_none()
     sonnet = find_price("claude-sonnet-4-5")
     assert sonnet is not None and sonnet.provider == "anthropic"
     # 10,000 in: 8,000 read at $0.30/M, 2,000 written at $3.75/M; 100 out at $15/M
-    assert sonnet.cost(10_000, 8_000, 2_000, 100, False) == pytest.approx(0.0114)
-    assert sonnet.cost(10_000, 8_000, 2_000, 100, True) == pytest.approx(0.0159)  # 1 h writes at $6/M
+    assert sonnet.cost(10_000, 8_000, 2_000, 100) == pytest.approx(0.0114)
+    assert sonnet.cost(10_000, 8_000, 2_000, 100, 2_000) == pytest.approx(0.0159)  # 1 h writes at $6/M
     # over 200k input the long-context tier applies to the whole request ($6/M)
-    assert sonnet.cost(300_000, 0, 0, 0, False) == pytest.approx(1.8)
-    assert find_price("gpt-4o").cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+    assert sonnet.cost(300_000, 0, 0, 0) == pytest.approx(1.8)
+    assert find_price("gpt-4o").cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
     assert find_price("no-such-model-9") is None
 
 
@@ -173,9 +173,7 @@ def test_summaries_are_priced_as_calls_of_their_own(real_session_path):
     tokens_out = sum(summary for _, _, summary in result.summary_stats.billed)
     assert (figures["summary_input_tokens"], figures["summary_output_tokens"]) == (tokens_in, tokens_out)
     sonnet = find_price("claude-sonnet-4-5")
-    assert figures["summary_cost_usd"] == pytest.approx(
-        sonnet.cost(tokens_in, 0, 0, tokens_out, False), rel=1e-4
-    )
+    assert figures["summary_cost_usd"] == pytest.approx(sonnet.cost(tokens_in, 0, 0, tokens_out), rel=1e-4)
     assert frame.attrs["summaries_priced_as"] == sonnet.label
 
 
@@ -198,8 +196,12 @@ def test_per_token_rates_give_what_genai_prices_gives_in_every_tier(model):
         read = rng.randint(0, size)
         write = rng.randint(0, size - read)
         output, hour = rng.randint(0, 5000), rng.random() < 0.5
-        assert price.cost(size, read, write, output, hour) == pytest.approx(
-            price._priced(size, read, write, output, hour), rel=1e-12, abs=1e-15
+        write_1h = rng.randint(0, write) if hour else 0  # some writes at each tier
+        expected = pricing._genai_cost(
+            pricing._model_prices(price.model, price.provider), size, read, write, output, write_1h
+        )
+        assert price.cost(size, read, write, output, write_1h) == pytest.approx(
+            expected, rel=1e-12, abs=1e-15
         )
 
 
@@ -209,7 +211,7 @@ def test_a_price_kept_from_an_earlier_run_costs_what_genai_prices_says_without_l
     env = {**os.environ, "PLAYGROUND_CACHE_DIR": str(tmp_path)}
     probe = (
         "import sys; from playground.money.pricing import find_price; p = find_price('claude-sonnet-4-5'); "
-        "print([p.cost(n, n // 2, n // 4, 300, h) for n in (10_000, 250_000) for h in (False, True)], "
+        "print([p.cost(n, n // 2, n // 4, 300, h * (n // 4)) for n in (10_000, 250_000) for h in (0, 1)], "
         "find_price('no-such-model-9'), 'genai_prices' in sys.modules)"
     )
 
@@ -236,7 +238,7 @@ def test_a_damaged_price_file_is_looked_up_again_and_rewritten(tmp_path, monkeyp
         price = find_price("gpt-4o")
     finally:
         pricing.find_price.cache_clear()
-    assert price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+    assert price.cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
     assert "gpt-4o\n" in pricing._stored_prices()
 
 
@@ -246,7 +248,7 @@ def test_a_cache_folder_that_cannot_be_written_leaves_prices_unstored_but_known(
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(blocked / "cache"))
     pricing.find_price.cache_clear()
     try:
-        assert find_price("gpt-4o").cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+        assert find_price("gpt-4o").cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
     finally:
         pricing.find_price.cache_clear()
     assert blocked.read_text() == "not a folder" and not list(tmp_path.glob("**/*.part"))
@@ -297,7 +299,7 @@ def test_a_forged_price_file_is_not_believed(tmp_path, monkeypatch, forge):
         price = find_price("gpt-4o")
     finally:
         pricing.find_price.cache_clear()
-    assert price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+    assert price.cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
 
 
 def test_a_huge_price_file_is_not_read_and_long_names_are_not_stored(tmp_path, monkeypatch):
@@ -313,23 +315,19 @@ def test_your_own_prices_replace_genai_prices_part_by_part():
     listed = find_price("gpt-4o")
     own = Pricing(own=(1.0, None, None, 2.0)).resolve("gpt-4o")[0]
     # 10,000 in, 8,000 of them read from the cache (genai-prices' $1.25/M), 100 out
-    assert own.cost(10_000, 8_000, 0, 100, False) == pytest.approx(
-        2_000 / 1e6 + 8_000 * 1.25 / 1e6 + 100 * 2 / 1e6
-    )
-    assert listed.cost(10_000, 8_000, 0, 100, False) == pytest.approx(0.015 + 100 * 10 / 1e6)
+    assert own.cost(10_000, 8_000, 0, 100) == pytest.approx(2_000 / 1e6 + 8_000 * 1.25 / 1e6 + 100 * 2 / 1e6)
+    assert listed.cost(10_000, 8_000, 0, 100) == pytest.approx(0.015 + 100 * 10 / 1e6)
     assert own.label.endswith(
         "(genai-prices " + pricing.genai_prices_release() + "; your prices: input $1/M, output $2/M)"
     )
     # every long-context tier at the one price given: Sonnet 4.5 over 200k is $6/M listed
     sonnet = Pricing(own=(3.0, None, None, None)).resolve("claude-sonnet-4-5")[0]
-    assert sonnet.cost(300_000, 0, 0, 0, False) == pytest.approx(0.9)
-    assert sonnet.cost(200_000, 0, 0, 0, False) == pytest.approx(0.6)  # on the tier's edge too
+    assert sonnet.cost(300_000, 0, 0, 0) == pytest.approx(0.9)
+    assert sonnet.cost(200_000, 0, 0, 0) == pytest.approx(0.6)  # on the tier's edge too
 
 
 def test_a_model_genai_prices_lacks_is_priced_only_with_all_four_prices():
-    assert (
-        Pricing(own=(1.0, 0.1, 1.25, 4.0)).resolve("in-house-model")[0].cost(1_000_000, 0, 0, 0, False) == 1.0
-    )
+    assert Pricing(own=(1.0, 0.1, 1.25, 4.0)).resolve("in-house-model")[0].cost(1_000_000, 0, 0, 0) == 1.0
     assert Pricing(own=(1.0, None, None, 4.0)).resolve("in-house-model")[0] is None
     assert "no genai-prices entry" in Pricing(own=(1.0, 0.1, 1.25, 4.0)).resolve("in-house-model")[0].label
 
@@ -383,7 +381,7 @@ def test_a_stored_price_with_prices_of_a_user_is_not_believed(tmp_path, monkeypa
         price = find_price("gpt-4o")
     finally:
         pricing.find_price.cache_clear()
-    assert price.own == pricing.NO_OWN and price.cost(10_000, 8_000, 0, 0, False) == pytest.approx(0.015)
+    assert price.own == pricing.NO_OWN and price.cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
 
 
 def test_openai_bills_writes_from_gpt_5_6_and_keeps_a_24_hour_cache_where_it_offers_one():
@@ -401,8 +399,8 @@ def test_openai_bills_writes_from_gpt_5_6_and_keeps_a_24_hour_cache_where_it_off
     turns = split([m[:20], m[:30]], "openai", model="gpt-5.6-sol", times=[0.0, 3600.0])  # an hour idle
     assert [(t.read, t.write) for t in turns] == [(0, 2000), (1920, 1080)]  # still warm; the rest written
     price, rule = Pricing().resolve("gpt-5.6")
-    assert rule.writes and price.cost(1_000_000, 0, 1_000_000, 0, False) == pytest.approx(
-        1.25 * price.cost(1_000_000, 0, 0, 0, False)
+    assert rule.writes and price.cost(1_000_000, 0, 1_000_000, 0) == pytest.approx(
+        1.25 * price.cost(1_000_000, 0, 0, 0)
     )
 
 
@@ -433,9 +431,7 @@ def test_xai_caches_any_prefix_without_a_write_charge_and_reads_at_its_cached_pr
     m = messages(30)
     turns = split([m[:20], m[:30]], "xai")
     assert [(t.read, t.write) for t in turns] == [(0, 0), (2000, 0)]
-    assert price.cost(1_000_000, 1_000_000, 0, 0, False) == pytest.approx(
-        0.25 * price.cost(1_000_000, 0, 0, 0, False)
-    )
+    assert price.cost(1_000_000, 1_000_000, 0, 0) == pytest.approx(0.25 * price.cost(1_000_000, 0, 0, 0))
 
 
 SESSIONS = [
