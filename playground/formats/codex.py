@@ -2,10 +2,13 @@
 
 Lines ``{timestamp, type, payload}``. The conversation is the ``response_item`` lines
 (Responses-API items); ``event_msg`` lines repeat it for the UI and are not messages, except
-``token_count``, whose ``last_token_usage`` is the usage of the call that just ended (a repeat
-of the previous total, or ``info: null``, is no call). ``turn_context`` names the model;
-``compacted`` is the agent's own compaction, with the history it sent after it. Each
-``session_meta`` line starts a session (a resumed or forked rollout holds several).
+``token_count``, whose ``last_token_usage`` is the usage of one call (a repeat of the previous
+total, or ``info: null``, is no call): written after the call's items up to 0.57, and from 0.58
+before them (and repeated after), so a new total belongs to the reply that has none yet, else
+to the next reply. ``turn_context`` names the model;
+``compacted`` is the agent's own compaction, with the history it sent after it. A
+``session_meta`` line with a new id starts a session (a forked rollout holds several); one
+repeating the id resumes the same thread.
 """
 
 from __future__ import annotations
@@ -35,11 +38,18 @@ def looks_like(items: list) -> bool:
 
 def read(items: list, file: str) -> list[Session]:
     parts: list[list[tuple[int, dict]]] = [[]]
+    current, conversing = None, False  # the part's session id; whether it holds a response item yet
     for number, item in enumerate(items, start=1):
         if not isinstance(item, dict):
             continue
-        if item.get("type") == "session_meta" and any(i.get("type") == "response_item" for _, i in parts[-1]):
-            parts.append([])
+        if item.get("type") == "session_meta":
+            payload = item.get("payload") if isinstance(item.get("payload"), dict) else {}
+            same = isinstance(payload.get("id"), str) and payload.get("id") == current
+            if conversing and not same:  # another session; the same id is a resumed thread: one session
+                parts.append([])
+                conversing = False
+            current = payload.get("id") if isinstance(payload.get("id"), str) else current
+        conversing = conversing or item.get("type") == "response_item"
         parts[-1].append((number, item))
     sessions, empty = [], []
     for part in parts:
@@ -63,6 +73,8 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
     builder = SessionBuilder(file, "Codex CLI rollout")
     passed: Counter[str] = Counter()
     model, name, open_call, last_total = None, "", False, None
+    last_reply = -1  # the raw index of the reply of the call under way
+    pending: dict | None = None  # a call's usage written before its reply
     for number, line in lines:
         builder.where = f"line {number}"
         kind, payload = line.get("type"), line.get("payload")
@@ -89,19 +101,26 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
                 passed["token_count repeating the previous total"] += 1
                 continue
             last_total = total
-            replies = [i for i, m in enumerate(builder.messages) if m.role == "assistant"]
-            if not replies or replies[-1] in builder.usage:
-                builder.warn(builder.where, "a token_count with no reply of its own before it: not attached")
-                continue
-            _usage(builder, replies[-1], info["last_token_usage"])
+            if last_reply >= 0 and last_reply not in builder.usage:
+                _usage(builder, last_reply, info["last_token_usage"])  # written after its call (<0.58)
+            else:
+                pending = info["last_token_usage"]  # written before its call's items (0.58+)
             open_call = False
         elif kind == "response_item":
+            before = len(builder.messages)
             _item(builder, payload, model, open_call, passed, line.get("timestamp"))
             open_call = builder.last_is_open_assistant()
+            if open_call and len(builder.messages) > before:  # a new reply: a new call
+                last_reply = before
+                if pending is not None:
+                    _usage(builder, last_reply, pending)
+                    pending = None
         else:
             passed[label_of(kind)] += 1
     if not builder.messages:
         return None
+    if pending is not None:
+        builder.warn("", "the last token_count has no reply after it: not attached")
     builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
     return builder.build(name or "Codex session")
 

@@ -14,6 +14,8 @@ import pytest
 from playground.engine.replay import Settings, replay
 from playground.engine.session import TranscriptError
 from playground.formats import read_bytes, read_path
+from playground.measures.metrics import totals, turn_table
+from playground.money.pricing import find_price
 
 FORMATS = Path(__file__).parents[2] / "fixtures" / "formats"
 
@@ -794,3 +796,66 @@ def test_claude_code_2x_subagent_files_beside_a_session_are_its_subagents(tmp_pa
     first, second = read_path(tmp_path / "s1.jsonl")
     assert first.name == "review the code" and second.name == "Find bugs" and second.parent == first.name
     assert second.turns == 1 and any("agent-zz.jsonl" in str(w) for w in first.warnings)
+
+
+def _token_count(total: int, last: dict) -> dict:
+    info = {"total_token_usage": {"total_tokens": total}, "last_token_usage": last}
+    return {"type": "event_msg", "payload": {"type": "token_count", "info": info}}
+
+
+def _item(payload: dict) -> dict:
+    return {"type": "response_item", "payload": payload}
+
+
+def test_codex_0_58_writes_a_call_s_usage_before_its_items_and_each_call_keeps_its_own():
+    """The shape of a real 0.58 rollout (codex-session-view's sample): a call's token_count,
+    then its items, then the same token_count again; the next call's comes before its own."""
+    first = {"input_tokens": 10_128, "cached_input_tokens": 0, "output_tokens": 37}
+    second = {"input_tokens": 10_334, "cached_input_tokens": 9_984, "output_tokens": 43}
+    lines = [
+        {"type": "session_meta", "payload": {"id": "t1", "cli_version": "0.58.0"}},
+        _item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+        {"type": "turn_context", "payload": {"model": "gpt-5.1-codex"}},
+        {"type": "event_msg", "payload": {"type": "token_count", "info": None}},
+        _token_count(10_165, first),
+        _item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "plan"}]}),
+        _item({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c1"}),
+        _item({"type": "function_call_output", "call_id": "c1", "output": "README.md"}),
+        {"type": "turn_context", "payload": {"model": "gpt-5.1-codex"}},
+        _token_count(10_165, first),  # the repeat after the items
+        _token_count(20_542, second),
+        _item({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}),
+        _token_count(20_542, second),
+    ]
+    data = "\n".join(json.dumps(line) for line in lines).encode()
+    (session,) = read_bytes(data, "rollout.jsonl")
+    replies = [i for i, m in enumerate(session.messages) if m.role == "assistant"]
+    assert session.usage == {replies[0]: 10_128, replies[1]: 10_334}
+    assert session.cache_reads == {replies[0]: 0, replies[1]: 9_984}
+    assert session.outputs == {replies[0]: 37, replies[1]: 43}
+    figures = totals(turn_table(replay(session, [], Settings(model="gpt-5.1-codex"))))
+    price = find_price("gpt-5.1-codex")
+    expected = price.cost(10_128, 0, 0, 37) + price.cost(10_334, 9_984, 0, 43)
+    assert figures["recorded_calls"] == 2 and figures["recorded_cost_usd"] == pytest.approx(
+        expected, abs=1e-6
+    )
+
+
+def test_a_resumed_codex_thread_repeats_its_session_meta_and_stays_one_session():
+    def call(n: int) -> list[dict]:
+        usage = {"input_tokens": 100 * n, "cached_input_tokens": 0, "output_tokens": n}
+        return [
+            _item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": f"q{n}"}]}),
+            _item(
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "a"}]}
+            ),
+            _token_count(1000 * n, usage),
+        ]
+
+    meta = {"type": "session_meta", "payload": {"id": "thread-1"}}
+    other = {"type": "session_meta", "payload": {"id": "thread-2"}}
+    lines = [meta, *call(1), *call(2), meta, *call(3), other, *call(4)]
+    data = "\n".join(json.dumps(line) for line in lines).encode()
+    sessions = read_bytes(data, "rollout.jsonl")
+    assert [s.turns for s in sessions] == [3, 1]
+    assert sorted(sessions[0].usage.values()) == [100, 200, 300]
