@@ -426,8 +426,9 @@ def _print_table(
     result: ReplayResult, table: TurnTable, columns: list[str], out: TextIO, place: str = ""
 ) -> None:
     """The replay's header (``place``: which session of its file), its turns and its totals."""
-    from playground.measures.baseline import recorded_words
+    from playground.measures.baseline import raw_window_words, recorded_words
     from playground.measures.metrics import policy_notes, totals
+    from playground.measures.reasons import difference_words
 
     session, figures = result.session, totals(table)
     print(
@@ -445,7 +446,13 @@ def _print_table(
     if table.rows:
         print(visible(pricing_line(table.attrs)), file=out)
         print(text_table(table.rows, columns), file=out)
-        print(visible(recorded_words(figures)), file=out)
+        print(visible(recorded_words(figures, session.reported_cost_usd)), file=out)
+        if difference_words(figures):
+            print(visible(difference_words(figures)), file=out)
+        window = result.settings.context_window
+        raw_over = raw_window_words(figures, window, len(session.compactions))
+        if raw_over:
+            print(visible(raw_over), file=out)
     else:
         print(NO_TURNS, file=out)
     print("totals:", file=out)

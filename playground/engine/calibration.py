@@ -2,16 +2,21 @@
 
 An agent's log holds the messages, not all of the request: every Claude Code call opens
 with a system prompt and tool definitions no line of the file contains, and Claude's
-tokenizer is not o200k. Per call, ``recorded ≈ prefix + ratio × counted`` fits well (on six
-real Claude Code sessions: prefix 13,900–17,700 tokens, ratio 1.18–1.79, median error under
-1 %). ``fit`` finds the two from the calls before the agent's first compaction of its own
-(after it, the agent sent a summary instead of the history we count); ``CalibratedCounter``
-then reports every count as the provider would, so the bill and every threshold a policy
-compares against use the same figure, as the agent's own counter did.
+tokenizer is not o200k; and a provider frames every message with tokens of its own (about 45
+on the DeepSeek calls of a mini-swe-agent run). Per call,
+``recorded ≈ prefix + ratio × counted + per_message × messages`` fits well. ``fit`` finds the
+three from the calls the agent sent the whole history in: before its first compaction of its
+own, and before the first call whose recorded input falls while the history only grew (the
+agent trimmed its request, as Claude Code clears old tool results, without a line saying so).
+``CalibratedCounter`` then reports every count as the provider would, so the bill and every
+threshold a policy compares against use the same figure, as the agent's own counter did.
 
-The fit is robust: least squares, then again without the calls it misses by far (a call
-after an error, a resumed session whose cache went cold, a request the agent trimmed), until
-no call is left out; the errors reported are over every call, those left out included.
+The fit is weighted by relative error (a small call counts as much as a large one), its
+prefix never larger than the smallest recorded request, and robust: again without the calls it
+misses by far (a call after an error, a resumed session whose cache went cold) until no call
+is left out; the errors reported are over every call, those left out included. A fit that
+leaves many calls out, or still misses by more than a few per cent, is reported and not
+applied: the counts stay our own.
 
 Some content enters the conversation without a line of the file: a Codex rollout records a
 web search call, not the results the server read into the model's input. There the offset
@@ -25,9 +30,11 @@ them too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from statistics import median
+
+import numpy as np
 
 from playground.engine.session import Session
 from playground.engine.tokens import REPLY_PRIMING, TokenCounter
@@ -40,6 +47,9 @@ OUTLIER = 4.0  # a call missed by this many times the median miss is left out of
 MIN_MISS = 0.01  # ... but never for missing by less than 1 % of its recorded size
 MIN_GROWTH = 200  # consecutive calls this far apart (counted) give a ratio of growth
 MIN_STEP = 300  # an offset rising by more than this (and 1 % of the call) that persists is a step
+TRIM = 0.05  # a recorded input this much below the call before, the history having grown: a trim
+MAX_LEFT_OUT = 0.2  # a fit that sets aside more than this share of the calls is not applied
+MAX_MEDIAN_ERROR_PCT = 3.0  # nor one that misses the median call by more than this
 
 
 @dataclass(frozen=True)
@@ -56,11 +66,19 @@ class Fit:
     # content the file does not hold entering before a call: (raw index of the message it rides
     # with, tokens), in order; a request holding that message carries them
     steps: tuple[tuple[int, int], ...] = ()
+    per_message: float = 0.0  # the provider's framing tokens per message, beyond our count's
+    trimmed_at: int = 0  # the turn whose recorded input fell (the agent trimmed), 0: none
+    # why the fit is not used ("": it is); the counts then stay our own
+    refused: str = ""
 
-    def tokens(self, counted: int) -> int:
-        """What the provider would record for a request we count as ``counted`` (the hidden
-        steps are in ``counted`` already, with the messages they ride with)."""
-        return self.prefix + round(self.ratio * counted)
+    @property
+    def applied(self) -> bool:
+        return not self.refused
+
+    def tokens(self, counted: int, messages: int = 0) -> int:
+        """What the provider would record for a request of ``messages`` messages we count as
+        ``counted`` (the hidden steps are in ``counted`` already, with their messages)."""
+        return self.prefix + round(self.ratio * counted + self.per_message * messages)
 
     @property
     def note(self) -> str:
@@ -71,12 +89,22 @@ class Fit:
             if self.steps
             else ""
         )
-        return (
-            f"calibrated to the recorded usage: a hidden prefix of {self.prefix:,} tokens (system prompt "
-            f"and tool definitions the file does not hold) + {self.ratio:.3f} × our count{steps}; fitted on "
-            f"{self.calls} calls{left}: median error {self.median_error_pct:.2f} %, worst "
-            f"{self.worst_error_pct:.1f} % (turn {self.worst_turn})"
+        framing = f" + {self.per_message:.1f} per message" if self.per_message >= 0.05 else ""
+        trimmed = (
+            f" (the calls before turn {self.trimmed_at}, where the recorded input falls: the agent trimmed "
+            "its request there)"
+            if self.trimmed_at
+            else ""
         )
+        fitted = (
+            f"a hidden prefix of {self.prefix:,} tokens (system prompt and tool definitions the file does "
+            f"not hold) + {self.ratio:.3f} × our count{framing}{steps}; fitted on {self.calls} calls{trimmed}"
+            f"{left}: median error {self.median_error_pct:.2f} %, worst {self.worst_error_pct:.1f} % "
+            f"(turn {self.worst_turn})"
+        )
+        if self.refused:
+            return f"not calibrated to the recorded usage ({self.refused}): our own counts are used; the fit was {fitted}"
+        return f"calibrated to the recorded usage: {fitted}"
 
 
 def recorded_points(session: Session, counter: TokenCounter) -> list[tuple[int, int, int]]:
@@ -102,33 +130,42 @@ def _calls(session: Session, counter: TokenCounter) -> list[tuple[int, int, int,
     return points
 
 
+def _untrimmed(calls: list[tuple[int, int, int, int]]) -> tuple[list[tuple[int, int, int, int]], int]:
+    """The calls before the first whose recorded input falls by over ``TRIM`` while the history
+    grew, and stays down at the next call (the agent trimmed its request; a single call far
+    off is an outlier, not a trim), and that call's turn (0: none falls)."""
+    for n, ((_, _, x1, y1), (turn, _, x2, y2)) in enumerate(pairwise(calls), start=1):
+        after = calls[n + 1][3] if n + 1 < len(calls) else y2
+        if x2 >= x1 and max(y2, after) < (1 - TRIM) * y1:
+            return calls[:n], turn
+    return calls, 0
+
+
 def fit(session: Session, counter: TokenCounter) -> Fit | None:
     """The calibration of ``session``'s counts to its recorded usage; None where it records
-    too few calls, too little growth, or none that a line fits."""
-    calls = _calls(session, counter)
-    points = [(turn, x, y) for turn, _, x, y in calls]
+    too few calls, too little growth, or none that a line fits. A fit that sets many calls
+    aside or misses by more than a few per cent is returned ``refused``, with the reason."""
+    calls, trimmed_at = _untrimmed(_calls(session, counter))
+    points = [(turn, index, x, y) for turn, index, x, y in calls]
     if len(points) < MIN_CALLS:
         return None
-    xs = [x for _, x, _ in points]
+    xs = [x for _, _, x, _ in points]
     if max(xs) < MIN_SPREAD * max(min(xs), 1):
         return None
     line = _robust_line(points)
     if line is None:
         return None
-    prefix, ratio, left_out = line
+    prefix, ratio, per_message, left_out = line
+    model: Model = (prefix, ratio, per_message, ())
     stepped = _with_steps(calls)
-    if (
-        stepped is not None
-        and _median_error(stepped, points) < _median_error((prefix, ratio, ()), points) / 2
-    ):
-        (prefix, ratio, steps), left_out = stepped, 0
-    else:
-        steps = ()
+    if stepped is not None and _median_error(stepped, points) < _median_error(model, points) / 2:
+        model, left_out = stepped, 0
+    prefix, ratio, per_message, steps = model
     if not RATIO_RANGE[0] <= ratio <= RATIO_RANGE[1]:
         return None
-    errors = _errors((prefix, ratio, steps), points)
+    errors = _errors(model, points)
     worst = max(errors)
-    return Fit(
+    found = Fit(
         prefix,
         round(ratio, 4),
         len(points),
@@ -137,43 +174,87 @@ def fit(session: Session, counter: TokenCounter) -> Fit | None:
         round(worst[0], 2),
         worst[1],
         tuple((index - 1, tokens) for index, tokens, _ in steps),
+        round(per_message, 2),
+        trimmed_at,
     )
+    if left_out > MAX_LEFT_OUT * len(points):
+        return replace(found, refused=f"it sets {left_out} of {len(points)} calls aside")
+    if found.median_error_pct > MAX_MEDIAN_ERROR_PCT:
+        return replace(found, refused=f"it misses the median call by {found.median_error_pct:.1f} %")
+    return found
 
 
-# prefix, ratio, steps: (raw index of the reply it first shows at, tokens, turn), in order
-Model = tuple[int, float, tuple[tuple[int, int, int], ...]]
+# prefix, ratio, per message, steps: (raw index of the reply it first shows at, tokens, turn), in order
+Model = tuple[int, float, float, tuple[tuple[int, int, int], ...]]
+Point = tuple[int, int, int, int]  # turn, raw index of the reply (the messages before it), counted, recorded
 
 
-def _errors(model: Model, points: list[tuple[int, int, int]]) -> list[tuple[float, int]]:
+def _errors(model: Model, points: list[Point]) -> list[tuple[float, int]]:
     """(|fitted - recorded| / recorded in %, turn) per call; steps count from their call on."""
-    prefix, ratio, steps = model
+    prefix, ratio, per_message, steps = model
     out, hidden, pending = [], 0, list(steps)
-    for turn, x, y in points:
+    for turn, messages, x, y in points:
         while pending and pending[0][2] <= turn:
             hidden += pending.pop(0)[1]
-        out.append((100 * abs(prefix + hidden + round(ratio * x) - y) / y, turn))
+        out.append((100 * abs(prefix + hidden + round(ratio * x + per_message * messages) - y) / y, turn))
     return out
 
 
-def _median_error(model: Model, points: list[tuple[int, int, int]]) -> float:
+def _median_error(model: Model, points: list[Point]) -> float:
     return median(e for e, _ in _errors(model, points))
 
 
-def _robust_line(points: list[tuple[int, int, int]]) -> tuple[int, float, int] | None:
-    """Least squares, again without the calls missed by far, until none is left out:
-    (prefix, ratio, calls left out)."""
+def _robust_line(points: list[Point]) -> tuple[int, float, float, int] | None:
+    """The weighted fit, again without the calls missed by far, until none is left out:
+    (prefix, ratio, per message, calls left out)."""
     used = points
-    while True:
-        line = _least_squares([(x, y) for _, x, y in used])
-        if line is None:
+    for bounded in (False, True):  # the calls far off are found before one of them bounds the prefix
+        while True:
+            plane = _weighted_fit(used, points[0][3] if bounded else None)
+            if plane is None:
+                return None
+            prefix, ratio, per_message = plane
+            misses = [abs(prefix + ratio * x + per_message * m - y) / y for _, m, x, y in used]
+            bound = max(OUTLIER * median(misses), MIN_MISS)
+            kept = [p for p, miss in zip(used, misses, strict=True) if miss <= bound]
+            if len(kept) == len(used) or len(kept) < MIN_CALLS:
+                break
+            used = kept
+    return round(prefix), ratio, per_message, len(points) - len(used)
+
+
+def _weighted_fit(points: Sequence[Point], first: int | None) -> tuple[float, float, float] | None:
+    """(prefix, ratio, per message) minimising the squared relative errors, with the prefix
+    from 0 to the smallest recorded request, ``first`` (the first call's) included (to any size
+    where ``first`` is None), and the framing not negative; None if degenerate."""
+    recorded = np.array([y for *_, y in points], dtype=float)
+    columns = {
+        "prefix": np.ones(len(points)),
+        "ratio": np.array([x for _, _, x, _ in points], dtype=float),
+        "per_message": np.array([m for _, m, _, _ in points], dtype=float),
+    }
+    fixed: dict[str, float] = {}
+    for _ in range(3):  # fix a parameter out of bounds at its bound, then solve for the rest
+        free = [name for name in columns if name not in fixed]
+        target = 1 - sum(value * columns[name] for name, value in fixed.items()) / recorded
+        design = np.column_stack([columns[name] / recorded for name in free])
+        if np.linalg.matrix_rank(design) < len(free):
+            if "per_message" in free:  # no spread in the message counts: no framing term
+                fixed["per_message"] = 0.0
+                continue
             return None
-        misses = [abs(line[0] + line[1] * x - y) / y for _, x, y in used]
-        bound = max(OUTLIER * median(misses), MIN_MISS)
-        kept = [p for p, miss in zip(used, misses, strict=True) if miss <= bound]
-        if len(kept) == len(used) or len(kept) < MIN_CALLS:
-            break
-        used = kept
-    return max(round(line[0]), 0), line[1], len(points) - len(used)
+        solved = dict(zip(free, np.linalg.lstsq(design, target, rcond=None)[0], strict=True))
+        smallest = float("inf") if first is None else float(min(recorded.min(), first))
+        bounds = {"prefix": (0.0, smallest), "per_message": (0.0, MAX_FRAMING)}
+        out = {n: min(max(v, bounds[n][0]), bounds[n][1]) for n, v in solved.items() if n in bounds}
+        clipped = {n: v for n, v in out.items() if v != solved[n]}
+        if not clipped:
+            return tuple(float({**fixed, **solved}[n]) for n in columns)  # type: ignore[return-value]
+        fixed.update(clipped)
+    return None
+
+
+MAX_FRAMING = 200.0  # tokens a provider adds per message: more is a fit gone wrong
 
 
 def _with_steps(calls: list[tuple[int, int, int, int]]) -> Model | None:
@@ -197,25 +278,13 @@ def _with_steps(calls: list[tuple[int, int, int, int]]) -> Model | None:
             step = round(min(rise, later))
             steps.append((index, step, turn))
             level += step
-    return prefix, ratio, tuple(steps)
-
-
-def _least_squares(points: Sequence[tuple[int, int]]) -> tuple[float, float] | None:
-    """(intercept, slope) of the least-squares line through ``points``; None if vertical."""
-    n = len(points)
-    mean_x = sum(x for x, _ in points) / n
-    mean_y = sum(y for _, y in points) / n
-    spread = sum((x - mean_x) ** 2 for x, _ in points)
-    if not spread:
-        return None
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
-    return mean_y - slope * mean_x, slope
+    return prefix, ratio, 0.0, tuple(steps)
 
 
 class CalibratedCounter(TokenCounter):
     """A counter that reports what the provider would have recorded: each message ``ratio``
-    times our count (plus the hidden step it carries, if any), and every request's head (tool
-    definitions) plus the hidden prefix.
+    times our count and the provider's framing (plus the hidden step it carries, if any), and
+    every request's head (tool definitions) plus the hidden prefix.
 
     It shares the counts (and tokenizer) of the counter it calibrates, so nothing is
     tokenized twice; a framework's own tokenizer (``in_encoding``) stays uncalibrated, as
@@ -234,7 +303,8 @@ class CalibratedCounter(TokenCounter):
         key = message.content_key()
         tokens = self._scaled.get(key)
         if tokens is None:
-            tokens = self._scaled[key] = round(self.calibration.ratio * self.base.count(message))
+            fit = self.calibration
+            tokens = self._scaled[key] = round(fit.ratio * self.base.count(message) + fit.per_message)
         if self._hidden:
             held = self._hidden.get(id(message))
             if held is not None and held[0] is message:

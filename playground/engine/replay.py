@@ -202,7 +202,7 @@ def replay(
     counter = counter or TokenCounter(settings.model)
     counter.prime(session.messages)  # the session's distinct texts counted in one batch
     calibration = fit(session, counter) if settings.calibrate else None
-    if calibration is not None:
+    if calibration is not None and calibration.applied:
         counter = CalibratedCounter(counter, calibration, session.messages)
     summarizer = make_summarizer(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted

@@ -70,6 +70,7 @@ class Session:
     compactions: tuple[RecordedCompaction, ...] = ()
     parent: str = ""
     cache_writes_1h: dict[int, int] = field(default_factory=dict)  # of ``cache_writes``, at the 1-hour tier
+    reported_cost_usd: float | None = None  # the agent's own bill of the session, where it writes one
 
     @property
     def recorded_model(self) -> str:
@@ -110,5 +111,10 @@ class Session:
         digest.update(repr((sorted(self.usage.items()), self.tools)).encode())
         digest.update(repr((sorted(self.cache_reads.items()), sorted(self.times.items()))).encode())
         recorded = (self.cache_writes, self.outputs, self.models, self.cache_writes_1h)
-        digest.update(repr([sorted(d.items()) for d in recorded] + [self.compactions, self.parent]).encode())
+        figures = [sorted(d.items()) for d in recorded] + [
+            self.compactions,
+            self.parent,
+            self.reported_cost_usd,
+        ]
+        digest.update(repr(figures).encode())
         return digest.hexdigest()[:16]

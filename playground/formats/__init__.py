@@ -28,6 +28,7 @@ from playground.formats import (
     inspect_ai,
     langchain,
     langfuse,
+    mini_swe_agent,
     openai_chat,
     opencode,
     openhands,
@@ -145,6 +146,7 @@ RUN_FACTS = (
 
 # whole-file formats, tried in order before the chat dialects: (detector, reader of every session)
 DOCUMENT_READERS = (
+    (mini_swe_agent.looks_like, mini_swe_agent.read),
     (otel.looks_like, otel.read),
     (inspect_ai.looks_like, inspect_ai.read),
     (langfuse.looks_like, langfuse.read),

@@ -248,6 +248,12 @@ class SessionBuilder:
             self.unreadable_times += 1
             return None
 
+    def reply_time_ms(self, value: Any) -> float | None:
+        """``reply_time`` of a Unix time in milliseconds (Cline's ``ts``, opencode's ``time``)."""
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            value = value / 1000
+        return self.reply_time(value)
+
     def text_or_none(self, value: Any, field: str) -> str | None:
         if value is None or isinstance(value, str):
             return value

@@ -112,7 +112,8 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
                 if b.get("type") == "tool_use"
             )
             usage = _usage(builder, message, requests[replies] if replies < len(requests) else None)
-            builder.add("assistant", "\n".join(texts), tool_calls=calls, **usage)
+            time = builder.reply_time_ms(message.get("ts"))
+            builder.add("assistant", "\n".join(texts), tool_calls=calls, time=time, **usage)
             pending = list(calls)
             replies += 1
             continue

@@ -88,11 +88,26 @@ def _prompt_tokens(message: dict, builder: SessionBuilder) -> int | None:
 
 
 def _recorded(message: dict, builder: SessionBuilder) -> dict:
+    usage = _usage(message) or {}
+    field = "completion_tokens" if "completion_tokens" in usage else "output_tokens"
     return {
         "prompt_tokens": _prompt_tokens(message, builder),
-        "cache_read": builder.cache_read(_usage(message)),
+        "cache_read": builder.cache_read(usage),
+        "output": builder.token_count(usage.get(field), field),
+        "model": _model(message),
         "time": _time(message, builder),
     }
+
+
+def _model(message: dict) -> str | None:
+    """The model that answered, as the reply records it: its ``model``, or the provider's raw
+    response that mini-swe-agent keeps (``extra.response.model``)."""
+    extra = message.get("extra")
+    response = extra.get("response") if isinstance(extra, dict) else None
+    for model in (message.get("model"), response.get("model") if isinstance(response, dict) else None):
+        if isinstance(model, str) and model:
+            return model
+    return None
 
 
 def _time(message: dict, builder: SessionBuilder) -> float | None:

@@ -13,7 +13,14 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import RecordedCompaction, Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_list, label_of, uncached_plus_cache
+from playground.formats.builder import (
+    SessionBuilder,
+    arguments_text,
+    as_dict,
+    as_list,
+    label_of,
+    uncached_plus_cache,
+)
 from policies.messages import ToolCall
 
 
@@ -80,6 +87,7 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[tuple[ToolCall, str]] = []
+    stamped: list[bool] = []
 
     def emit(tokens: dict | None) -> None:
         if not (texts or thoughts or calls):
@@ -101,7 +109,9 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
             cache_write=written,
             output=None if output is None else output + (reasoning or 0),
             model=model,
+            time=builder.reply_time_ms(as_dict(info.get("time")).get("created")) if not stamped else None,
         )
+        stamped.append(True)  # the message's time goes with its first step
         for call, result in calls:
             builder.add("tool", result, tool_call_ids=(call.id,))
         texts.clear(), thoughts.clear(), calls.clear()

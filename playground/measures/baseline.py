@@ -31,11 +31,12 @@ def which_session(session: Session, sessions: Sequence[Session]) -> str:
 
 
 def file_figures(sessions: Sequence[Session], session: Session) -> dict[str, Any]:
-    """The file-level figures of a replay's JSON: which session, of how many, and the whole
-    file's recorded bill (None where no call records usage)."""
+    """The file-level figures of a replay's JSON: which session, of how many, the whole file's
+    recorded bill (None where no call records usage) and the agent's own bill of the session."""
     bill = recorded_bill(sessions)
     position = next((i for i, s in enumerate(sessions) if s is session), 0)
     return {
+        "agent_reported_cost_usd": session.reported_cost_usd,
         "session_index": position,
         "file_sessions": len(sessions),
         "file_recorded_calls": bill.calls,
@@ -44,10 +45,29 @@ def file_figures(sessions: Sequence[Session], session: Session) -> dict[str, Any
     }
 
 
-def recorded_words(figures: Mapping[str, Any]) -> str:
+def recorded_words(figures: Mapping[str, Any], reported: float | None = None) -> str:
     """The as-recorded figures of a replay's totals in one sentence: the bill as the file
     records it (ccusage's figure), on how many of the calls, and the estimate with each reply's
-    output counted where the recorded output is a snapshot; or why there is no bill."""
+    output counted where the recorded output is a snapshot; or why there is no bill. With the
+    agent's own bill (``reported``), that too, and what a gap between the two means."""
+    words = _recorded_words(figures)
+    if reported is None:
+        return words
+    words += f" The agent's own bill of the session: ${reported:,.4f}."
+    recorded = figures.get("recorded_cost_usd")
+    if recorded is not None and abs(recorded - reported) > PRICE_GAP * max(reported, 1e-9):
+        words += (
+            f" The usage it recorded, at genai-prices' list price, comes to ${recorded:,.4f} "
+            f"({100 * (recorded - reported) / reported:+.0f} %): the agent priced its calls otherwise "
+            "(a list price changed since, or another model's name), so its own figure is the one it paid."
+        )
+    return words
+
+
+PRICE_GAP = 0.02  # our bill of the recorded usage and the agent's own this far apart: said
+
+
+def _recorded_words(figures: Mapping[str, Any]) -> str:
     calls, turns = figures.get("recorded_calls") or 0, figures.get("turns") or 0
     if not calls:
         return "The session records no usage: compared with the raw history only."
@@ -60,13 +80,36 @@ def recorded_words(figures: Mapping[str, Any]) -> str:
                 "so what the agent paid is unknown: its tokens are shown, not a bill."
             )
         return f"The session records usage on {share}, but no price is known for its model: tokens only."
-    words = f"As recorded ${recorded:,.4f} on {share} (the file's own usage, as ccusage bills it)"
+    words = (
+        f"As recorded ${recorded:,.4f} on {share} (the file's own usage at list prices, as ccusage bills it)"
+    )
     counted = figures.get("recorded_cost_counted_output_usd")
     if counted is not None and abs(counted - recorded) > OUTPUT_GAP * max(recorded, 1e-9):
         words += (
             f"; ${counted:,.4f} with each reply's output counted from its text, as every replay here is "
-            "billed (the file's output_tokens fall short of the replies it holds: mid-stream snapshots)"
+            "billed (the replies hold more than the file's output_tokens say: Claude Code 1.x and 2.0 log "
+            "a mid-stream snapshot)"
         )
     if calls < turns:
         words += f"; the stack is compared with it on those {calls:,} calls"
     return words + "."
+
+
+def raw_window_words(figures: Mapping[str, Any], window: int, compactions: int) -> str:
+    """Where the raw history (no policy) outgrows the window the agent had: it could not have
+    been sent, and the agent's own ``compactions`` are why its recorded requests fit; "" where
+    the raw history fits."""
+    over = figures.get("raw_turns_over_window") or 0
+    if not over:
+        return ""
+    words = (
+        f"The raw history outgrows the {window:,}-token window at {over:,} of {figures['turns']:,} turns "
+        f"(peak {figures['peak_raw_tokens']:,} tokens): no provider would take those requests, so its "
+        "cost is a bound, not a bill."
+    )
+    if compactions:
+        words += (
+            f" The agent compacted its own context {compactions:,} time(s) (marked on the tokens chart and "
+            "in the event log): the recorded figures are what it sent after each."
+        )
+    return words

@@ -67,6 +67,7 @@ COST_COLUMNS = (
     "recorded_cost_usd",
     "recorded_counted_output_usd",
     *(f"cost_{p}_usd" for p in PARTS),
+    *(f"raw_cost_{p}_usd" for p in PARTS),
 )
 
 
@@ -161,6 +162,7 @@ def turn_table(
             "thrash": counts.get("thrash", 0),
             "violations": len(turn.violations),
             "over_window": int(any(v.rule == OVER_WINDOW for v in turn.violations)),
+            "raw_over_window": int(turn.raw_tokens > result.settings.context_window),
             "refetches": len(quality[turn.number].refetched),
             "facts_lost": len(quality[turn.number].lost_facts),
             "lost_facts": "; ".join(quality[turn.number].lost_facts),
@@ -187,6 +189,13 @@ def turn_table(
                 "summary_cost_usd": None if report.summary_cost is None else report.summary_cost[n],
                 **dict(zip(SUMMARY_COLUMNS, summaries.get(turn.number, (0, 0, 0)), strict=True)),
                 "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n]["total"],
+                "raw_uncached_tokens": raw_cached.uncached,
+            }
+        )
+        row.update(
+            {
+                f"raw_cost_{part}_usd": None if report.raw_cost is None else report.raw_cost[n][part]
+                for part in PARTS
             }
         )
         row.update(
@@ -387,6 +396,7 @@ def totals(turns: TurnTable | pd.DataFrame) -> dict[str, float | int]:
         "thrash_events": total("thrash"),
         "turns_with_violations": turns_with("violations"),
         "turns_over_window": total("over_window"),
+        "raw_turns_over_window": total("raw_over_window"),
         "refetches": total("refetches"),
         "turns_with_facts_lost": turns_with("facts_lost"),
         "distinct_facts_lost": distinct("lost_facts"),
@@ -420,6 +430,7 @@ def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
         **_recorded(rows),
     }
     figures.update(_breaks_share(rows))
+    figures.update(_difference(rows))
     if all(row["cost_usd"] is not None for row in rows):
         summaries = sum(row["summary_cost_usd"] for row in rows)
         stack = sum(row["cost_usd"] for row in rows) + summaries
@@ -431,6 +442,34 @@ def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
             saved_usd=round(raw - stack, 6),
             saved_cost_pct=_pct(raw - stack, raw),
         )
+    return figures
+
+
+# the parts of a request's input whose tokens and dollars the stack and the raw history differ by
+INPUT_PARTS = (
+    ("read", "cache_read_tokens"),
+    ("write", "cache_write_tokens"),
+    ("uncached", "uncached_tokens"),
+)
+
+
+def _difference(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
+    """The stack's cost minus the raw history's, in parts that add up to it: per input part
+    (cache reads, cache writes, uncached input) the tokens more or fewer and their dollars,
+    and the summaries (the output is the same reply, billed alike)."""
+    figures: dict[str, float | int | None] = {}
+    priced = all(row["cost_usd"] is not None for row in rows)
+    for part, column in INPUT_PARTS:
+        figures[f"difference_{part}_tokens"] = int(sum(row[column] - row[f"raw_{column}"] for row in rows))
+        figures[f"difference_{part}_usd"] = (
+            round(sum(row[f"cost_{part}_usd"] - row[f"raw_cost_{part}_usd"] for row in rows), 6)
+            if priced
+            else None
+        )
+    # the same replies, but a long-context tier prices the output of a longer request higher
+    figures["difference_output_usd"] = (
+        round(sum(row["cost_output_usd"] - row["raw_cost_output_usd"] for row in rows), 6) if priced else None
+    )
     return figures
 
 

@@ -10,6 +10,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import tempfile
 import threading
 import warnings
@@ -107,12 +108,43 @@ def genai_prices_release() -> str:
     return metadata.version("genai-prices")
 
 
-@lru_cache(maxsize=256)
 def find_price(model: str, provider: str | None = None) -> Price | None:
     """The prices of ``model`` (at ``provider`` if named), or None where none is known.
 
     Looked up in genai-prices once per model and genai-prices release: what it gives is kept
-    in the cache folder, so a later run starts without loading its database."""
+    in the cache folder, so a later run starts without loading its database. Claude Code's
+    "[1m]" (the 1M-token window, asked for) names the same model at the same price."""
+    model = model.removesuffix("[1m]")
+    for name in same_model(model):
+        found = _find_price(name, provider)
+        if found is not None:
+            return found
+    return None
+
+
+# Cline names Claude models family last, with underscores (claude_4_5_opus)
+_FAMILY_LAST = re.compile(r"claude[_-](\d+)(?:[_-](\d+))?[_-](opus|sonnet|haiku)(.*)", re.IGNORECASE)
+
+
+def same_model(model: str) -> list[str]:
+    """``model`` and the names it stands for, in order: as written; a Claude name written family
+    last (Cline's ``claude_4_5_opus``) as Anthropic writes it (``claude-opus-4-5``); without
+    a router's or provider's prefix (``litellm_proxy/anthropic/claude-sonnet-4``, ``deepseek/deepseek-chat``)."""
+    names = [model]
+    bare = model.rsplit("/", 1)[-1]
+    for name in (model, bare):
+        match = _FAMILY_LAST.fullmatch(name)
+        if match:
+            major, minor, family, rest = match.groups()
+            names.append(
+                f"claude-{family.lower()}-{major}" + (f"-{minor}" if minor else "") + rest.replace("_", "-")
+            )
+    names.append(bare)
+    return list(dict.fromkeys(n for n in names if n))
+
+
+@lru_cache(maxsize=256)
+def _find_price(model: str, provider: str | None) -> Price | None:
     stored = _stored_prices()
     key = f"{model}\n{provider or ''}"
     if key in stored:

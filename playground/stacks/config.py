@@ -132,18 +132,34 @@ class Config:
 
 
 def at_recorded_model(settings: Settings, session: Session) -> Settings:
-    """``settings`` at the model ``session`` records answering most of its calls, with that
-    model's context window where genai-prices knows it; as they are where it records none."""
+    """``settings`` at the model ``session`` records answering most of its calls, with the
+    window the agent had (``window_of``, a call recorded over the default window telling that
+    it asked for the larger one); as they are where it records none."""
     model = session.recorded_model
     if not model or model == settings.model:
         return settings
-    return replace(settings, model=model, context_window=window_of(model, settings.context_window))
+    seen = max(session.usage.values(), default=0)
+    return replace(settings, model=model, context_window=window_of(model, settings.context_window, seen))
 
 
-def window_of(model: str, otherwise: int) -> int:
-    """``model``'s context window where genai-prices knows it, else ``otherwise``."""
-    price = find_price(model)
-    return price.context_window if price and price.context_window else otherwise
+# Anthropic serves a model's 1M-token window only to a request that asks for it (the context-1m
+# beta header; Claude Code's model names ending "[1m]"): every other request has 200,000, the
+# window Claude Code runs claude-opus-4-6 and claude-sonnet-4-6 in by default (it compacts at
+# about 160,000). genai-prices gives the larger figure.
+ANTHROPIC_WINDOW = 200_000
+ASKS_FOR_1M = "[1m]"
+
+
+def window_of(model: str, otherwise: int, seen: int = 0) -> int:
+    """``model``'s context window where genai-prices knows it, else ``otherwise``; at Anthropic
+    the default 200,000 unless the model name asks for 1M or a request of ``seen`` tokens went
+    over it (so the agent had asked)."""
+    price = find_price(model.removesuffix(ASKS_FOR_1M))
+    window = price.context_window if price and price.context_window else otherwise
+    if price and price.provider == "anthropic" and window > ANTHROPIC_WINDOW:
+        asked = model.endswith(ASKS_FOR_1M) or seen > ANTHROPIC_WINDOW
+        return window if asked else ANTHROPIC_WINDOW
+    return window
 
 
 def json_text(document: Any) -> str:

@@ -8,17 +8,14 @@ import streamlit as st
 from playground.charts import turns as charts
 from playground.engine.replay import NO_TURNS
 from playground.measures import metrics
-from playground.measures.baseline import recorded_words
+from playground.measures.baseline import raw_window_words, recorded_words
+from playground.measures.reasons import difference_parts, dollars
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 
 
 def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}% of raw" if whole else ""
-
-
-def dollars(value: float) -> str:
-    return f"${value:,.2f}" if abs(value) >= 10 else f"${value:,.4f}"
 
 
 def money(replayed: Replayed) -> None:
@@ -73,30 +70,25 @@ def money(replayed: Replayed) -> None:
             f"{figures['summary_output_tokens']:,} out, priced as "
             f"{escape_markdown(attrs.get('summaries_priced_as') or '')} without caching."
         )
+    parts = escape_markdown(difference_parts(figures))
+    breaks = figures["cache_breaks"]
     if saved < 0:  # red, the reason beside it; an error box is for what failed
-        before = figures["before_breaks_usd"]
-        until = (
-            f"; before the first break it {'saved' if before <= 0 else 'cost'} {dollars(abs(before))}"
-            if abs(before) >= 0.005
-            else ""
-        )
         st.markdown(
             f":red[**This stack costs {dollars(-saved)} more than the raw history "
-            f"({-figures['saved_cost_pct']:.1f}%)**, though it sends {figures['saved_pct']}% fewer tokens: "
-            f"its cache breaks on {figures['cache_breaks']} turns cost {dollars(figures['cache_break_cost_usd'])} "
-            f"({figures['cache_break_written_tokens']:,} tokens written again and "
-            f"{figures['cache_break_reads_lost']:,} cached reads lost, from each break until the next){until}. "
-            "Batched eviction breaks the cache less often.]"
+            f"({-figures['saved_cost_pct']:.1f}%)**, though it sends {figures['saved_pct']}% fewer tokens. "
+            f"The difference: {parts}"
+            + (f" (its {breaks:,} cache breaks write the cache again)" if breaks else "")
+            + ". Batched eviction breaks the cache less often.]"
         )
     elif saved > 0:
-        breaks = figures["cache_breaks"]
         st.markdown(
             f":green[**This stack saves {dollars(saved)} against the raw history "
-            f"({figures['saved_cost_pct']:.1f}%)**: it sends {figures['saved_pct']}% fewer tokens"
+            f"({figures['saved_cost_pct']:.1f}%)**: it sends {figures['saved_pct']}% fewer tokens. "
+            f"The difference: {parts}"
             + (
-                f", and its cache breaks on {breaks} turns cost less than that."
+                f"; its {breaks:,} cache breaks cost less than that."
                 if breaks
-                else " and never breaks the prompt cache."
+                else "; it never breaks the prompt cache."
             )
             + "]"
         )
@@ -125,7 +117,7 @@ def as_recorded(replayed: Replayed) -> None:
             f"raw history {dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack "
             f"{verdict}."
         )
-    st.caption(escape_markdown(recorded_words(figures)))
+    st.caption(escape_markdown(recorded_words(figures, replayed.result.session.reported_cost_usd)))
     fit = replayed.result.calibration
     if fit is not None:
         st.caption(escape_markdown(fit.note[0].upper() + fit.note[1:]) + ".")
@@ -183,6 +175,10 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
         help="Turns whose request a provider would reject (over the context window, broken call/result "
         "pairs, standing rules missing).",
     )
+    window = replayed.result.settings.context_window
+    raw_over = raw_window_words(figures, window, len(replayed.result.session.compactions))
+    if raw_over:
+        st.info(escape_markdown(raw_over))
     if figures["turns_over_window"]:
         st.warning(
             f"**{figures['turns_over_window']:,} of {figures['turns']:,} turns send more than the "

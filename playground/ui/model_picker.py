@@ -9,7 +9,7 @@ from playground.engine.session import Session
 from playground.money.caching import RULES
 from playground.money.cost import MAX_PRICE_PER_MILLION, Pricing
 from playground.money.pricing import MILLION, PRICE_PARTS, find_price
-from playground.stacks.config import at_recorded_model
+from playground.stacks.config import at_recorded_model, window_of
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -35,9 +35,9 @@ CACHE_CHOICES = ["auto", *RULES]
 def _model_changed() -> None:
     st.session_state["model_chosen"] = True  # kept for every session picked from now on
     model = st.session_state["model"]
-    price = find_price(model)
-    known = price.context_window if price and price.context_window else None
-    st.session_state["context_window"] = MODELS.get(model, known or st.session_state["context_window"])
+    st.session_state["context_window"] = MODELS.get(model) or window_of(
+        model, st.session_state["context_window"]
+    )
 
 
 PART_LABELS = {

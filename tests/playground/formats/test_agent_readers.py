@@ -859,3 +859,59 @@ def test_a_resumed_codex_thread_repeats_its_session_meta_and_stays_one_session()
     sessions = read_bytes(data, "rollout.jsonl")
     assert [s.turns for s in sessions] == [3, 1]
     assert sorted(sessions[0].usage.values()) == [100, 200, 300]
+
+
+WEEK_MS = 7 * 24 * 3600 * 1000
+
+
+def test_cline_and_opencode_reply_times_are_read_and_a_week_s_gap_makes_the_cache_cold():
+    """Cline's ``ts`` and opencode's ``time.created`` are Unix milliseconds: each reply keeps
+    its time, and a week between two calls is a cold cache, not a warm one."""
+    start = 1_765_000_000_000
+    reply = {"role": "assistant", "metrics": {"tokens": {"prompt": 3000, "completion": 5, "cached": 0}}}
+    history = [
+        {
+            "role": "user",
+            "ts": start,
+            "content": [{"type": "text", "text": "<task>fix it</task>" + " x" * 2000}],
+        },
+        {**reply, "ts": start + 1000, "content": [{"type": "text", "text": "Looking."}]},
+        {
+            "role": "user",
+            "ts": start + WEEK_MS,
+            "content": [{"type": "text", "text": "[TASK RESUMPTION] go on"}],
+        },
+        {**reply, "ts": start + WEEK_MS + 1000, "content": [{"type": "text", "text": "Done."}]},
+    ]
+    (session,) = read_bytes(json.dumps(history).encode(), "api_conversation_history.json")
+    assert session.times == {1: (start + 1000) / 1000, 3: (start + WEEK_MS + 1000) / 1000}
+    rows = turn_table(replay(session, [], Settings(model="claude-sonnet-4-5"))).rows
+    assert [row["cold_cache"] for row in rows] == [0, 1]
+    export = {
+        "info": {"id": "ses_1", "title": "t"},
+        "messages": [
+            {"info": {"id": "m1", "role": "user"}, "parts": [{"type": "text", "text": "go"}]},
+            {
+                "info": {
+                    "id": "m2",
+                    "role": "assistant",
+                    "modelID": "claude-sonnet-4-5",
+                    "time": {"created": start},
+                },
+                "parts": [
+                    {"type": "text", "text": "one"},
+                    {"type": "step-finish", "tokens": {"input": 5, "output": 1}},
+                ],
+            },
+        ],
+    }
+    (session,) = read_bytes(json.dumps(export).encode(), "opencode.json")
+    assert session.times == {1: start / 1000}
+
+
+def test_cline_s_model_ids_name_the_model_genai_prices_knows():
+    assert find_price("claude_4_5_opus").model == find_price("claude-opus-4-5").model
+    assert (
+        find_price("litellm_proxy/anthropic/claude-sonnet-4-5").model == find_price("claude-sonnet-4-5").model
+    )
+    assert find_price("claude-sonnet-4-6[1m]") is find_price("claude-sonnet-4-6")

@@ -78,7 +78,7 @@ def test_each_call_is_billed_as_recorded_at_the_model_that_answered_it(sniffly):
     assert all(row["recorded_cost_usd"] > 0 for row in table.rows)
     # the record is a snapshot: 16,769 output tokens in all where the replies hold about 50,000
     assert sum(c["output_tokens"] for c in calls.values()) == 16_769
-    assert sum(row["output_tokens"] for row in table.rows) > 3 * 16_769
+    assert sum(row["output_tokens"] for row in table.rows) > 2.9 * 16_769
 
 
 def test_a_session_recording_some_calls_sums_those_and_says_how_many(sniffly):

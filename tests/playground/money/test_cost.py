@@ -233,11 +233,11 @@ def test_a_price_kept_from_an_earlier_run_costs_what_genai_prices_says_without_l
 def test_a_damaged_price_file_is_looked_up_again_and_rewritten(tmp_path, monkeypatch, content):
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
     pricing._prices_file().write_text(content)
-    pricing.find_price.cache_clear()
+    pricing._find_price.cache_clear()
     try:
         price = find_price("gpt-4o")
     finally:
-        pricing.find_price.cache_clear()
+        pricing._find_price.cache_clear()
     assert price.cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
     assert "gpt-4o\n" in pricing._stored_prices()
 
@@ -246,11 +246,11 @@ def test_a_cache_folder_that_cannot_be_written_leaves_prices_unstored_but_known(
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(blocked / "cache"))
-    pricing.find_price.cache_clear()
+    pricing._find_price.cache_clear()
     try:
         assert find_price("gpt-4o").cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
     finally:
-        pricing.find_price.cache_clear()
+        pricing._find_price.cache_clear()
     assert blocked.read_text() == "not a folder" and not list(tmp_path.glob("**/*.part"))
 
 
@@ -259,7 +259,7 @@ def test_lookups_made_at_once_by_the_app_threads_are_all_kept(tmp_path, monkeypa
 
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
     models = ["gpt-4o", "gpt-4o-mini", "claude-sonnet-4-5", "gemini-2.5-pro", "gpt-5.4", "no-such-model-9"]
-    pricing.find_price.cache_clear()
+    pricing._find_price.cache_clear()
     try:
         threads = [threading.Thread(target=find_price, args=(m,)) for m in models]
         for thread in threads:
@@ -267,16 +267,16 @@ def test_lookups_made_at_once_by_the_app_threads_are_all_kept(tmp_path, monkeypa
         for thread in threads:
             thread.join()
     finally:
-        pricing.find_price.cache_clear()
+        pricing._find_price.cache_clear()
     assert sorted(pricing._stored_prices()) == sorted(f"{m}\n" for m in models)
     assert [p.name for p in tmp_path.iterdir()] == [pricing._prices_file().name]
 
 
 def _stored_gpt_4o(tmp_path, monkeypatch) -> dict:
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
-    pricing.find_price.cache_clear()
+    pricing._find_price.cache_clear()
     find_price("gpt-4o")
-    pricing.find_price.cache_clear()
+    pricing._find_price.cache_clear()
     return json.loads(pricing._prices_file().read_text())
 
 
@@ -298,7 +298,7 @@ def test_a_forged_price_file_is_not_believed(tmp_path, monkeypatch, forge):
     try:
         price = find_price("gpt-4o")
     finally:
-        pricing.find_price.cache_clear()
+        pricing._find_price.cache_clear()
     assert price.cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
 
 
@@ -307,7 +307,7 @@ def test_a_huge_price_file_is_not_read_and_long_names_are_not_stored(tmp_path, m
     pricing._prices_file().write_text(" " * (pricing.MAX_PRICES_FILE + 10))
     assert pricing._stored_prices() == {}
     assert find_price("x" * 10_000) is None
-    pricing.find_price.cache_clear()
+    pricing._find_price.cache_clear()
     assert not any(len(key) > 1_000 for key in pricing._stored_prices())
 
 
@@ -365,12 +365,18 @@ def test_the_recorded_calls_are_priced_with_your_prices_too(real_session_path):
     own = totals(turns_frame(result, Pricing(own=(0.5, 0.05, None, 1.0))))
     assert own["recorded_cost_usd"] != pytest.approx(listed["recorded_cost_usd"])
     recorded = turns_frame(result, Pricing(own=(0.5, 0.05, None, 1.0)))
-    expected = sum(
-        (r.input - r.cache_read) * 0.5e-6 + r.cache_read * 0.05e-6 + o * 1e-6
-        for r, o in zip(cost_report(result).recorded, cost_report(result).output, strict=True)
-        if r is not None
-    )
-    assert recorded["recorded_cost_usd"].sum() == pytest.approx(expected)
+    report = cost_report(result)
+    calls = [(r, o) for r, o in zip(report.recorded, report.output, strict=True) if r is not None]
+
+    def bill(output_of) -> float:
+        return sum(
+            (r.input - r.cache_read) * 0.5e-6 + r.cache_read * 0.05e-6 + output_of(r, o) * 1e-6
+            for r, o in calls
+        )
+
+    # as recorded: the output the file records; beside it, each reply's output as the stack's
+    assert recorded["recorded_cost_usd"].sum() == pytest.approx(bill(lambda r, o: r.output))
+    assert recorded["recorded_counted_output_usd"].sum() == pytest.approx(bill(lambda r, o: o))
 
 
 def test_a_stored_price_with_prices_of_a_user_is_not_believed(tmp_path, monkeypatch):
@@ -380,7 +386,7 @@ def test_a_stored_price_with_prices_of_a_user_is_not_believed(tmp_path, monkeypa
     try:
         price = find_price("gpt-4o")
     finally:
-        pricing.find_price.cache_clear()
+        pricing._find_price.cache_clear()
     assert price.own == pricing.NO_OWN and price.cost(10_000, 8_000, 0, 0) == pytest.approx(0.015)
 
 

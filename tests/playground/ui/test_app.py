@@ -146,12 +146,12 @@ def test_an_uploaded_transcript_is_selected_and_replayed(real_session_path):
         (real_session_path.name, real_session_path.read_bytes(), "application/json")
     ).run()
     assert not at.exception
-    assert at.selectbox(key="session_choice").value == f"upload: {real_session_path.name}"
+    # named by the file and what it records: the model that answered, the day it ran
+    label = f"upload: {real_session_path.name} (deepseek-v4-flash · 2026-06-05)"
+    assert at.selectbox(key="session_choice").value == label
     assert metric(at, "Stubs created") == "58"
     # the switch is said where the upload was made, once
-    assert [text(s) for s in at.sidebar.success] == [
-        f"Now showing your upload, **upload: {real_session_path.name}**."
-    ]
+    assert [text(s) for s in at.sidebar.success] == [f"Now showing your upload, **{label}**."]
     at.run()
     assert not at.sidebar.success
 
@@ -844,7 +844,9 @@ def test_the_headline_gives_a_verdict_when_money_is_saved_as_when_it_is_lost():
     at = start()  # leave_request_hr under pyagentic's stack saves money at gpt-4o
     saved = [text(m) for m in at.markdown if "This stack saves" in text(m)]
     assert len(saved) == 1 and "against the raw history" in saved[0] and "fewer tokens" in saved[0]
-    assert "cache breaks on 8 turns cost less than that" in saved[0]
+    assert "its 8 cache breaks cost less than that" in saved[0]
+    # the parts of the difference, each with its dollars: they add up to what it saves
+    assert "cache reads −108,800 tokens (−$0.1360), uncached input +14,075 tokens (+$0.0352)" in saved[0]
     at.selectbox(key="stack_preset").set_value("Cache-friendly (batched eviction)").run()
     [saved] = [text(m) for m in at.markdown if "This stack saves" in text(m)]
     assert "never breaks the prompt cache" in saved
