@@ -70,6 +70,7 @@ class Fit:
     trimmed_at: int = 0  # the turn whose recorded input fell (the agent trimmed), 0: none
     # why the fit is not used ("": it is); the counts then stay our own
     refused: str = ""
+    mid_session: bool = False  # the file starts mid-session: the prefix holds the conversation before it
 
     @property
     def applied(self) -> bool:
@@ -96,9 +97,15 @@ class Fit:
             if self.trimmed_at
             else ""
         )
+        hidden = (
+            "the system prompt, the tool definitions and the conversation before the file's first line: the "
+            "file starts mid-session; one block opening every request, which no policy can touch"
+            if self.mid_session
+            else "system prompt and tool definitions the file does not hold"
+        )
         fitted = (
-            f"a hidden prefix of {self.prefix:,} tokens (system prompt and tool definitions the file does "
-            f"not hold) + {self.ratio:.3f} × our count{framing}{steps}; fitted on {self.calls} calls{trimmed}"
+            f"a hidden prefix of {self.prefix:,} tokens ({hidden}) + {self.ratio:.3f} × our count{framing}"
+            f"{steps}; fitted on {self.calls} calls{trimmed}"
             f"{left}: median error {self.median_error_pct:.2f} %, worst {self.worst_error_pct:.1f} % "
             f"(turn {self.worst_turn})"
         )
@@ -176,6 +183,7 @@ def fit(session: Session, counter: TokenCounter) -> Fit | None:
         tuple((index - 1, tokens) for index, tokens, _ in steps),
         round(per_message, 2),
         trimmed_at,
+        mid_session=session.starts_mid_session,
     )
     if left_out > MAX_LEFT_OUT * len(points):
         return replace(found, refused=f"it sets {left_out} of {len(points)} calls aside")

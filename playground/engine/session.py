@@ -71,6 +71,8 @@ class Session:
     parent: str = ""
     cache_writes_1h: dict[int, int] = field(default_factory=dict)  # of ``cache_writes``, at the 1-hour tier
     reported_cost_usd: float | None = None  # the agent's own bill of the session, where it writes one
+    # the file is the tail of a session: what came before its first line opens every request
+    starts_mid_session: bool = False
 
     @property
     def recorded_model(self) -> str:

@@ -82,6 +82,7 @@ class SessionBuilder:
         self.models: dict[int, str] = {}
         self.compactions: list[RecordedCompaction] = []
         self.parent = ""
+        self.starts_mid_session = False
         self.unreadable_times = 0
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
@@ -282,6 +283,7 @@ class SessionBuilder:
             compactions=tuple(self.compactions),
             parent=self.parent,
             cache_writes_1h=self.cache_writes_1h,
+            starts_mid_session=self.starts_mid_session,
         )
 
     def warn_counts(self, what: str, counts: dict[str, int]) -> None:

@@ -72,7 +72,7 @@ def read(items: list, file: str) -> list[Session]:
     sessions = []
     main_name = ""
     if any(i.get("type") in MESSAGE_TYPES for _, i in main):
-        session = _read_chain(main, file, titles[0] if titles else "")
+        session = _read_chain(main, file, titles[0] if titles else "", tail=_starts_mid_session(main))
         main_name = session.name
         sessions.append(session)
     for chain in chains.values():
@@ -154,9 +154,30 @@ def _chain_roots(lines: list[tuple[int, dict]]) -> dict[str, str]:
     return roots
 
 
-def _read_chain(lines: list[tuple[int, dict]], file: str, title: str, parent: str = "") -> Session:
+def _starts_mid_session(lines: list[tuple[int, dict]]) -> int:
+    """The line number of the main chain's first message where its ``parentUuid`` names a line
+    the file does not hold (the file is the tail of a session: a resumed session's copy, a
+    file cut at the front); 0 where it starts the session."""
+    uuids = {i["uuid"] for _, i in lines if isinstance(i.get("uuid"), str)}
+    first = next(((n, i) for n, i in lines if i.get("type") in MESSAGE_TYPES), None)
+    if first is None:
+        return 0
+    parent = _id(first[1].get("parentUuid"))
+    return first[0] if parent is not None and parent not in uuids else 0
+
+
+def _read_chain(
+    lines: list[tuple[int, dict]], file: str, title: str, parent: str = "", tail: int = 0
+) -> Session:
     builder = SessionBuilder(file, FORMAT)
     builder.parent = parent
+    if tail:
+        builder.starts_mid_session = True
+        builder.warn(
+            f"line {tail}",
+            "the file starts mid-session: its first message answers a line the file does not hold, so "
+            "each request opens with the earlier conversation (kept as one block no policy can touch)",
+        )
     passed: Counter[str] = Counter()
     unread: Counter[str] = Counter()  # content blocks of kinds not read, by role and kind
     open_call: str | None = None  # the message.id of the call whose lines are being joined

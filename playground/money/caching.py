@@ -222,7 +222,10 @@ class CacheMeter:
 
     ``warm_head`` tokens opening the first request are already cached when it is sent (as the
     session records: the system prompt and tool definitions an agent sends the same in every
-    session, cached by its earlier sessions).
+    session, cached by its earlier sessions). A ``pinned_head`` (the tool definitions and what
+    opens every request with them: a file that starts mid-session holds the conversation before
+    it there) carries a breakpoint of its own at Anthropic, so a request that breaks the cache
+    after it still reads it.
     """
 
     def __init__(
@@ -234,8 +237,10 @@ class CacheMeter:
         priming: int = 0,
         warm_head: int = 0,
         replies: bool = False,
+        pinned_head: bool = False,
     ) -> None:
         self.rule, self.tokens, self.priming, self.warm_head = rule, tokens, priming, warm_head
+        self.pinned_head = pinned_head
         # prefix[k]: tokens of tools + the previous request's first k messages (then its reply)
         self.prefix: list[int] = [tools]
         self.lookback = rule.lookback_blocks if rule.breakpoints else 0
@@ -288,6 +293,8 @@ class CacheMeter:
                     not self.lookback or blocks[length] - blocks[entries[-1]] <= self.lookback
                 )
                 read = prefix[entries[-1]] if found else 0
+                if not found and self.pinned_head:  # the head's own breakpoint, unbroken
+                    read = prefix[0]
             else:
                 read = prefix[shared]
             read = read // rule.block * rule.block

@@ -245,6 +245,7 @@ def _meter(result: ReplayResult, rule: CacheRule) -> CacheMeter:
         priming=REPLY_PRIMING,
         warm_head=warm_head,
         replies=True,
+        pinned_head=session.starts_mid_session,
     )
 
 
