@@ -161,3 +161,30 @@ def test_a_file_with_subagents_says_which_session_is_shown_and_the_whole_file_s_
     main_calls, subagent_calls = _raw(path)
     assert f"for {len(main_calls) + len(subagent_calls)} call(s) in 3 session(s)" in words
     assert which_session(sessions[0], sessions[:1]) == ""
+
+
+def test_claude_4_6_runs_in_a_200k_window_unless_the_name_asks_for_1m_or_a_call_went_over():
+    from playground.stacks.config import window_of
+
+    assert window_of("claude-opus-4-6", 128_000) == window_of("claude-sonnet-4-6", 128_000) == 200_000
+    assert window_of("claude-sonnet-4-6[1m]", 128_000) == 1_000_000
+    assert window_of("claude-sonnet-4-6", 128_000, seen=250_000) == 1_000_000  # the agent had asked
+    assert window_of("gpt-4.1", 128_000) >= 1_000_000  # another provider's window as it is
+
+
+def test_a_session_that_compacted_itself_at_188k_has_raw_requests_over_its_200k_window():
+    path = FIXTURES / "34748be3-5a05-4aa0-a05b-2b3b99a4674c.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    boundaries = [line for line in lines if line.get("subtype") == "compact_boundary"]
+    assert [b["compactMetadata"]["preTokens"] for b in boundaries] == [188_424]
+    session = read_path(path)[0]
+    from playground.stacks.config import Config
+
+    settings = Config().settings_for(session)
+    assert settings.context_window == 200_000
+    table = turn_table(replay(session, [], settings))
+    figures = totals(table)
+    over = [row["turn"] for row in table.rows if row["raw_tokens"] > 200_000]
+    assert figures["raw_turns_over_window"] == len(over) > 0
+    # every call the agent sent fit: it compacted itself before its window ran out
+    assert max(session.usage.values()) < 200_000

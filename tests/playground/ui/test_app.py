@@ -907,3 +907,40 @@ def test_an_address_that_is_not_a_stack_is_said_and_the_page_starts_as_usual(add
     assert not at.exception
     assert any("the page's address" in text(e) for e in at.error)
     assert stack_names(at) == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
+
+
+ERK = Path(__file__).parents[2] / "fixtures" / "formats" / "claude-code-erk"
+
+
+def test_a_claude_code_upload_shows_its_bill_as_recorded_its_place_in_the_file_and_the_whole_file_s_bill():
+    """A real 2.1 session with two subagents nested in progress lines: the page says which of
+    the file's three sessions it shows, the whole file's bill, and the bill as recorded
+    (ccusage's figure: $0.1148 for its 12 calls, 1-hour writes at their own price)."""
+    path = ERK / "d9cb4436-f9e7-4a74-b3eb-cd20580ce667.jsonl"
+    at = start()
+    at.file_uploader(key="session_uploads").set_value(
+        [(path.name, path.read_bytes(), "application/jsonl")]
+    ).run()
+    assert not at.exception
+    captions = [text(c) for c in at.sidebar.caption]
+    assert any(c.startswith("Session 1 of 3 in this file (1 main, 2 subagent).") for c in captions)
+    assert any(
+        "The whole file's recorded bill: $0.1549 for 14 call(s) in 3 session(s)" in c for c in captions
+    )
+    page = [text(c) for c in at.main.caption] + [text(m) for m in at.main.markdown]
+    assert any("As recorded $0.1148 on all 12 calls" in c for c in page)
+    assert any("**As recorded $0.1148**" in m for m in page)
+    assert not [m for m in page if "None" in m.split()]
+
+
+def test_a_session_that_compacted_at_188k_flags_the_raw_history_over_its_200k_window():
+    path = ERK / "34748be3-5a05-4aa0-a05b-2b3b99a4674c.jsonl"
+    at = start()
+    at.file_uploader(key="session_uploads").set_value(
+        [(path.name, path.read_bytes(), "application/jsonl")]
+    ).run()
+    assert not at.exception
+    assert at.session_state["model"] == "claude-opus-4-6" and at.session_state["context_window"] == 200_000
+    notes = [text(i) for i in at.main.info]
+    assert any(n.startswith("The raw history outgrows the 200,000-token window at ") for n in notes)
+    assert any("The agent compacted its own context 1 time(s)" in n for n in notes)
