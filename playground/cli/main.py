@@ -446,7 +446,8 @@ def _print_table(
     if table.rows:
         print(visible(pricing_line(table.attrs)), file=out)
         print(text_table(table.rows, columns), file=out)
-        print(visible(recorded_words(figures, session.reported_cost_usd)), file=out)
+        priced_as = table.attrs.get("priced_as_model") or ""
+        print(visible(recorded_words(figures, session.reported_cost_usd, priced_as)), file=out)
         if difference_words(figures):
             print(visible(difference_words(figures)), file=out)
         window = result.settings.context_window

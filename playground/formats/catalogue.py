@@ -17,17 +17,20 @@ FORMATS = (
     Format(
         "Claude Code",
         "`~/.claude/projects/<project>/<session>.jsonl` (2.x: `<session>/subagents/agent-*.jsonl`)",
-        "one turn per API call (lines grouped by `message.id`), usage with cache reads, writes and output, "
-        "model, thinking, tool results; side chains as subagent sessions; `compact_boundary` and its summary "
-        "as recorded compactions",
+        "one turn per API call (lines grouped by `message.id`, the last line's usage), cache reads and writes "
+        "(5-minute and 1-hour), output, model, thinking, tool results; side chains, and subagents nested in "
+        "`agent_progress` lines, as subagent sessions; `compact_boundary` and its summary as recorded "
+        "compactions; a file that starts mid-session said so",
         "meta lines, attachments, snapshots and the other non-message lines (counted in one warning); "
-        "Claude Code's own error replies (`<synthetic>`); the system prompt and tools, which the file does not hold",
+        "Claude Code's own error replies (`<synthetic>`) and replies with all-zero usage (no call billed); "
+        "the system prompt and tools, which the file does not hold",
     ),
     Format(
         "Codex CLI",
         "`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl` (`.jsonl.zst` once Codex compresses a cold one)",
-        "`response_item` lines; usage per call from `token_count` (`last_token_usage`, repeats skipped); "
-        "model from `turn_context`; `compacted` items with their replacement history; a session per `session_meta`",
+        "`response_item` lines; usage per call from `token_count` (`last_token_usage`, repeats skipped; "
+        "written before its call's items from 0.58, after them before); model from `turn_context`; "
+        "`compacted` items with their replacement history; a session per `session_meta` id (a resumed thread is one)",
         "`event_msg` lines (the UI's copy), encrypted reasoning, web search and image items (counted)",
     ),
     Format(
@@ -80,6 +83,13 @@ FORMATS = (
         "generations' inputs and outputs, or the messages rebuilt from text and tool spans; usage once per "
         "message, cache figures from `metadata`",
         "events and spans that carry no message",
+    ),
+    Format(
+        "mini-swe-agent",
+        "`*.traj.json` (`trajectory_format: mini-swe-agent-*`)",
+        "the chat messages; per call the model that answered, prompt, cached and completion tokens from "
+        "`extra.response`; `info.model_stats.instance_cost` as the agent's own bill, shown beside ours",
+        "the `exit` message (said)",
     ),
     Format(
         "pydantic-ai",

@@ -45,16 +45,19 @@ def file_figures(sessions: Sequence[Session], session: Session) -> dict[str, Any
     }
 
 
-def recorded_words(figures: Mapping[str, Any], reported: float | None = None) -> str:
+def recorded_words(figures: Mapping[str, Any], reported: float | None = None, priced_as: str = "") -> str:
     """The as-recorded figures of a replay's totals in one sentence: the bill as the file
     records it (ccusage's figure), on how many of the calls, and the estimate with each reply's
     output counted where the recorded output is a snapshot; or why there is no bill. With the
-    agent's own bill (``reported``), that too, and what a gap between the two means."""
-    words = _recorded_words(figures)
+    agent's own bill (``reported``), that too, and what a gap between the two means. Where the
+    user prices the replay as another model (``priced_as``), the recorded calls are at its price."""
+    words = _recorded_words(figures, priced_as)
     if reported is None:
         return words
     words += f" The agent's own bill of the session: ${reported:,.4f}."
     recorded = figures.get("recorded_cost_usd")
+    if priced_as:
+        return words[:-1] + " (at the model it ran)."
     if recorded is not None and abs(recorded - reported) > PRICE_GAP * max(reported, 1e-9):
         words += (
             f" The usage it recorded, at genai-prices' list price, comes to ${recorded:,.4f} "
@@ -67,7 +70,7 @@ def recorded_words(figures: Mapping[str, Any], reported: float | None = None) ->
 PRICE_GAP = 0.02  # our bill of the recorded usage and the agent's own this far apart: said
 
 
-def _recorded_words(figures: Mapping[str, Any]) -> str:
+def _recorded_words(figures: Mapping[str, Any], priced_as: str) -> str:
     calls, turns = figures.get("recorded_calls") or 0, figures.get("turns") or 0
     if not calls:
         return "The session records no usage: compared with the raw history only."
@@ -82,13 +85,15 @@ def _recorded_words(figures: Mapping[str, Any]) -> str:
         return f"The session records usage on {share}, but no price is known for its model: tokens only."
     words = (
         f"As recorded ${recorded:,.4f} on {share} (the file's own usage at list prices, as ccusage bills it)"
+        if not priced_as
+        else f"As recorded, priced as {priced_as}: ${recorded:,.4f} on {share} (the file's own usage at that price)"
     )
     counted = figures.get("recorded_cost_counted_output_usd")
     if counted is not None and abs(counted - recorded) > OUTPUT_GAP * max(recorded, 1e-9):
         words += (
             f"; ${counted:,.4f} with each reply's output counted from its text, as every replay here is "
-            "billed (the replies hold more than the file's output_tokens say: Claude Code 1.x and 2.0 log "
-            "a mid-stream snapshot)"
+            "billed (the replies count more than the file's output_tokens: Claude Code 1.x and 2.0, for "
+            "one, log a mid-stream snapshot)"
         )
     if calls < turns:
         words += f"; the stack is compared with it on those {calls:,} calls"

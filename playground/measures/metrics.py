@@ -218,6 +218,8 @@ def turn_table(
         "cache_timing": report.timing_note,
         "cache_served": report.served_note,
         "summaries_priced_as": report.summary_priced_as,
+        # the model the user prices the replay as, where not the recorded one: recorded calls at it too
+        "priced_as_model": (pricing or Pricing()).model or None,
     }
     return TurnTable(rows, attrs)
 

@@ -212,7 +212,8 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         for turn, prompt, summary in summaries:
             summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary)
     breaks = _breaks(result, stack)
-    recorded = recorded_calls(result, output, price)
+    # priced as another model (the user's choice): the calls as recorded at that price too
+    recorded = recorded_calls(result, output, price, price if pricing.model else None)
     return CostReport(
         price,
         rule,
@@ -345,18 +346,23 @@ def replies_output(result: ReplayResult, replies: list[Message]) -> list[int]:
 
 
 def recorded_call(
-    session: Session, index: int, fallback: Price | None = None, billed_output: int | None = None
+    session: Session,
+    index: int,
+    fallback: Price | None = None,
+    billed_output: int | None = None,
+    priced_as: Price | None = None,
 ) -> RecordedCall | None:
     """The call the session records for its reply at raw ``index`` (None where it records no
     usage), priced at the model recorded for it (the session's, else ``fallback``: the replay's
-    price) by genai-prices. ``billed_output`` is the reply's output as a replay bills it (for
+    price) by genai-prices, or at ``priced_as`` where the user prices the replay as another
+    model. ``billed_output`` is the reply's output as a replay bills it (for
     ``estimated_cost``). A session that records no cache figures at all has no recorded cost:
     what the cache served is unknown, and pricing every token in full would invent a bill."""
     tokens = session.usage.get(index)
     if tokens is None:
         return None
     model = session.models.get(index) or session.recorded_model
-    price = find_price(model) if model else fallback
+    price = priced_as or (find_price(model) if model else fallback)
     if price is not None and fallback is not None and price.model == fallback.model:
         price = fallback  # the same entry: the user's own prices for it hold here too
     recorded_output = session.outputs.get(index)
@@ -382,13 +388,13 @@ def recorded_call(
 
 
 def recorded_calls(
-    result: ReplayResult, output: list[int], fallback: Price | None = None
+    result: ReplayResult, output: list[int], fallback: Price | None = None, priced_as: Price | None = None
 ) -> list[RecordedCall | None]:
     """Per turn, the call the session records (``recorded_call``), ``output`` being each
     reply's output as the replay bills it (``replies_output``)."""
     session = result.session
     return [
-        recorded_call(session, turn.reply_index, fallback, counted)
+        recorded_call(session, turn.reply_index, fallback, counted, priced_as)
         for turn, counted in zip(result.turns, output, strict=True)
     ]
 

@@ -117,7 +117,8 @@ def as_recorded(replayed: Replayed) -> None:
             f"raw history {dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack "
             f"{verdict}."
         )
-    st.caption(escape_markdown(recorded_words(figures, replayed.result.session.reported_cost_usd)))
+    priced_as = replayed.turns.attrs.get("priced_as_model") or ""
+    st.caption(escape_markdown(recorded_words(figures, replayed.result.session.reported_cost_usd, priced_as)))
     fit = replayed.result.calibration
     if fit is not None:
         st.caption(escape_markdown(fit.note[0].upper() + fit.note[1:]) + ".")
