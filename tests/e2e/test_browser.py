@@ -78,7 +78,7 @@ def test_a_traj_file_is_accepted_and_a_file_that_is_no_transcript_says_why(page,
     traj.write_bytes(REAL.read_bytes())
     upload(page, "Upload transcripts", traj)
     sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar).to_contain_text("astropy__astropy-12907 · openai-chat · 129 messages")
+    expect(sidebar).to_contain_text("astropy__astropy-12907 · mini-swe-agent trajectory · 129 messages")
     assert "not allowed" not in sidebar.inner_text()
     notes = tmp_path / "notes.pdf"
     notes.write_bytes(b"%PDF-1.7\n\x00\x01binary")
@@ -301,7 +301,7 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     )
     assert default["saved_usd"] < 0 < default["saved_pct"]
     wait_for_metric(page, "Money lost", dollars(-default["saved_usd"]))
-    expect(page.get_by_text("cache breaks on 58 turns", exact=False)).to_be_visible()
+    expect(page.get_by_text("its 58 cache breaks write the cache again", exact=False)).to_be_visible()
     expect(page.get_by_test_id("stMain")).to_contain_text("claude-sonnet-4-5 at Anthropic")
 
     page.locator(".st-key-chart_cost").scroll_into_view_if_needed()
@@ -684,8 +684,9 @@ def _dollars_in(text: str, before: str) -> float:
 
 
 def test_the_red_headline_adds_up_and_side_by_side_names_the_compaction_that_broke_the_cache(page):
-    """Issue 33, 4: the reason's dollars add up to the difference the headline states, and at a
-    compaction turn the break names the compaction, not only the eviction before it."""
+    """Issue 33, 4 and 44, 11: the reason's parts, each with its dollars, add up to the
+    difference the headline states, and at a compaction turn the break names the compaction,
+    not only the eviction before it."""
     from playground.stacks.config import address_of
 
     page.goto(page.url.split("?")[0] + "?stack=" + address_of(parse_config(COMPACTING)))
@@ -696,16 +697,18 @@ def test_the_red_headline_adds_up_and_side_by_side_names_the_compaction_that_bro
     headline = (
         page.get_by_test_id("stMarkdownContainer")
         .filter(has_text="This stack costs")
-        .filter(has_text="cache breaks on")
+        .filter(has_text="The difference:")
     )
     expect(headline).to_be_visible()
     text = headline.inner_text()
     more = _dollars_in(text, "This stack costs")
-    breaks = _dollars_in(text, "turns cost")
-    before = re.search(r"before the first break it (saved|cost) \$([0-9.,]+)", text)
-    signed = 0.0 if before is None else float(before.group(2)) * (-1 if before.group(1) == "saved" else 1)
-    assert abs(breaks + signed - more) <= 0.015  # the shown figures, each rounded to the cent
-    assert abs(figures["cache_break_cost_usd"] + figures["before_breaks_usd"] + figures["saved_usd"]) < 0.01
+    parts = re.findall(r"\(([+−])\$([0-9.,]+)\)", text.split("The difference:")[1])
+    assert len(parts) >= 3 and "summaries" in text  # reads, writes, uncached input and the summaries
+    shown = sum(float(value.replace(",", "")) * (1 if sign == "+" else -1) for sign, value in parts)
+    assert abs(shown - more) <= 0.0001 * (len(parts) + 1)  # the shown figures, each rounded
+    kinds = ("read", "write", "uncached", "output")
+    exact = sum(figures[f"difference_{k}_usd"] for k in kinds) + figures["summary_cost_usd"]
+    assert abs(exact + figures["saved_usd"]) < 1e-5
 
     page.get_by_role("tab", name="Side by side").click()
     idle(page)

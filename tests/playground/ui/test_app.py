@@ -912,16 +912,22 @@ def test_an_address_that_is_not_a_stack_is_said_and_the_page_starts_as_usual(add
 ERK = Path(__file__).parents[2] / "fixtures" / "formats" / "claude-code-erk"
 
 
-def test_a_claude_code_upload_shows_its_bill_as_recorded_its_place_in_the_file_and_the_whole_file_s_bill():
-    """A real 2.1 session with two subagents nested in progress lines: the page says which of
-    the file's three sessions it shows, the whole file's bill, and the bill as recorded
-    (ccusage's figure: $0.1148 for its 12 calls, 1-hour writes at their own price)."""
-    path = ERK / "d9cb4436-f9e7-4a74-b3eb-cd20580ce667.jsonl"
+def uploaded(path: Path) -> AppTest:
+    """The page with ``path`` uploaded, replayed without an error."""
     at = start()
     at.file_uploader(key="session_uploads").set_value(
         [(path.name, path.read_bytes(), "application/jsonl")]
     ).run()
     assert not at.exception
+    return at
+
+
+def test_a_claude_code_upload_shows_its_bill_as_recorded_its_place_in_the_file_and_the_whole_file_s_bill():
+    """A real 2.1 session with two subagents nested in progress lines: the page says which of
+    the file's three sessions it shows, the whole file's bill, and the bill as recorded
+    (ccusage's figure: $0.1148 for its 12 calls, 1-hour writes at their own price)."""
+    path = ERK / "d9cb4436-f9e7-4a74-b3eb-cd20580ce667.jsonl"
+    at = uploaded(path)
     captions = [text(c) for c in at.sidebar.caption]
     assert any(c.startswith("Session 1 of 3 in this file (1 main, 2 subagent).") for c in captions)
     assert any(
@@ -935,11 +941,7 @@ def test_a_claude_code_upload_shows_its_bill_as_recorded_its_place_in_the_file_a
 
 def test_a_session_that_compacted_at_188k_flags_the_raw_history_over_its_200k_window():
     path = ERK / "34748be3-5a05-4aa0-a05b-2b3b99a4674c.jsonl"
-    at = start()
-    at.file_uploader(key="session_uploads").set_value(
-        [(path.name, path.read_bytes(), "application/jsonl")]
-    ).run()
-    assert not at.exception
+    at = uploaded(path)
     assert at.session_state["model"] == "claude-opus-4-6" and at.session_state["context_window"] == 200_000
     notes = [text(i) for i in at.main.info]
     assert any(n.startswith("The raw history outgrows the 200,000-token window at ") for n in notes)
