@@ -339,6 +339,8 @@ def _describe(session: Session, number: int, of: int, counter: TokenCounter) -> 
 def _recorded(session: Session) -> str:
     """What the file records of the provider's counts, summed over the replies."""
     if not session.usage:
+        if session.outputs:
+            return f"output tokens only: {len(session.outputs):,} replies, {sum(session.outputs.values()):,} tokens"
         return "no"
     parts = [f"{len(session.usage):,} replies, {sum(session.usage.values()):,} prompt tokens"]
     for label, figures in (

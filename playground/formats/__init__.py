@@ -20,14 +20,18 @@ from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import (
     aider,
     anthropic,
+    any_agent,
     claude_code,
     cline,
     codex,
     compressed,
+    copilot_cli,
     gemini_cli,
     inspect_ai,
     langchain,
     langfuse,
+    letta_agent_file,
+    llm_log,
     mini_swe_agent,
     openai_chat,
     opencode,
@@ -35,6 +39,7 @@ from playground.formats import (
     otel,
     pydantic_ai,
     responses,
+    swe_agent,
 )
 from playground.formats.builder import too_many_messages
 from playground.formats.json_text import json_lines, parse_json
@@ -45,6 +50,8 @@ from policies.base import shown
 def read_path(path: str | os.PathLike) -> list[Session]:
     """Every session in the file at ``path`` (most files hold one)."""
     file = os.fspath(path)
+    if os.path.isdir(file):
+        return _read_folder(file)
     try:
         data = read_limited(file, "max_file_bytes")
     except LimitError as error:
@@ -55,6 +62,22 @@ def read_path(path: str | os.PathLike) -> list[Session]:
     if sessions[0].format == claude_code.FORMAT and not sessions[0].parent:
         sessions = [*claude_code.subagents_beside(file, sessions[0]), *sessions[1:]]
     return sessions
+
+
+def _read_folder(folder: str) -> list[Session]:
+    """A folder that is one session: the LLM completion logs of one conversation, a file a call."""
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))[: LIMITS.max_messages]
+    if not names:
+        raise TranscriptError(folder, "", "a folder with no .json file: name a transcript file")
+    logs = []
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            text = read_limited(path, "max_file_bytes").decode("utf-8-sig")
+        except (LimitError, OSError, UnicodeDecodeError) as error:
+            raise TranscriptError(path, "", str(error)) from None
+        logs.append((name, parse_json(text, path)))
+    return llm_log.read_folder(logs, folder)
 
 
 def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None) -> list[Session]:
@@ -125,8 +148,8 @@ def _looks_utf16(data: bytes) -> bool:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 # what the readers know, said when a file is none of them
 READABLE = (
-    "Claude Code sessions, Codex CLI rollouts, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
-    "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON), "
+    "Claude Code sessions, Codex CLI rollouts, GitHub Copilot CLI events, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, Letta agent files (.af), LLM completion logs (a file or a folder of them), pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON, any-agent), "
     "and lists or {runs: [...]} of any of them"
 )
 RUN_LIST_KEYS = ("sessions", "runs", "trajectories")
@@ -147,6 +170,10 @@ RUN_FACTS = (
 # whole-file formats, tried in order before the chat dialects: (detector, reader of every session)
 DOCUMENT_READERS = (
     (mini_swe_agent.looks_like, mini_swe_agent.read),
+    (any_agent.looks_like, any_agent.read),
+    (swe_agent.looks_like, swe_agent.read),
+    (letta_agent_file.looks_like, letta_agent_file.read),
+    (llm_log.looks_like, llm_log.read),
     (otel.looks_like, otel.read),
     (inspect_ai.looks_like, inspect_ai.read),
     (langfuse.looks_like, langfuse.read),
@@ -155,6 +182,7 @@ DOCUMENT_READERS = (
 )
 # the agents' JSONL logs, one event per line
 LINE_LOG_READERS = (
+    (copilot_cli.looks_like, copilot_cli.read),
     (gemini_cli.looks_like_log, gemini_cli.read_log),
     (claude_code.looks_like, claude_code.read),
     (codex.looks_like, codex.read),

@@ -92,6 +92,42 @@ FORMATS = (
         "the `exit` message (said)",
     ),
     Format(
+        "GitHub Copilot CLI",
+        "`~/.copilot/session-state/<session>/events.jsonl`",
+        "one turn per `apiCallId` (its events joined), `toolRequests` and `tool.execution_complete` results, "
+        "each call's model and `outputTokens`, the system prompt, reply times",
+        "the input of each call, which Copilot does not record (said: no recorded bill); hooks, "
+        "permissions, turn markers and checkpoints (counted); encrypted reasoning (counted)",
+    ),
+    Format(
+        "SWE-agent (0.x)",
+        "`trajectories/<user>/<model>__<dataset>__…/<instance>.traj`",
+        "`history` as sent, one turn per reply; the model from the run's folder or `args.yaml` "
+        "(SWE-agent's short names: `gpt4` is gpt-4-1106-preview); `instance_cost` as the agent's own bill",
+        "per-call usage, which the file does not hold: its totals (`tokens_sent`, `api_calls`) are said",
+    ),
+    Format(
+        "any-agent",
+        "`AgentTrace` JSON (`{spans, final_output}`)",
+        "`call_llm` spans as calls (first input, output text or tool calls, `gen_ai.usage.*`, model, time), "
+        "`execute_tool` spans as results; the calls' own cost as the agent's bill",
+        "`invoke_agent` and other spans",
+    ),
+    Format(
+        "Letta",
+        "agent files (`.af`), one agent or `agents[]`",
+        "a session per agent: its messages, calls paired with results, `llm_config.model`, reply times",
+        "the system prompt's re-renders after memory edits (the first kept; said); what Letta held in "
+        "context at export is said, not replayed",
+    ),
+    Format(
+        "OpenHands / LiteLLM completion logs",
+        "`llm-logs/*.json` (a file a call; a folder of them a session)",
+        "the request and the reply, each call's usage (with cache reads and writes), model and cost on its "
+        "reply",
+        "tools' descriptions beyond what the request holds",
+    ),
+    Format(
         "pydantic-ai",
         "`ModelMessagesTypeAdapter` JSON",
         "requests and responses by `part_kind`, usage and `model_name` per response",

@@ -55,6 +55,8 @@ def difference_words(figures: Mapping[str, Any]) -> str:
     if not parts:
         return ""
     difference = figures["cost_usd"] - figures["raw_cost_usd"]
+    if abs(difference) < SHOWN:
+        return "This stack costs what the raw history costs."
     verdict = (
         f"costs {dollars(difference)} more than the raw history"
         if difference > 0

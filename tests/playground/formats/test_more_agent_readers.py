@@ -1,0 +1,148 @@
+"""Readers of the second batch of real files: GitHub Copilot CLI events, any-agent traces, the
+older SWE-agent trajectories, Letta agent files and LLM completion logs. Every expected count
+comes from the raw file, never through the reader."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from playground.engine.replay import replay
+from playground.formats import read_bytes, read_path
+from playground.measures.metrics import totals, turn_table
+from playground.stacks.config import Config
+from playground.stacks.presets import PRESETS
+
+FORMATS = Path(__file__).parents[2] / "fixtures" / "formats"
+COPILOT = FORMATS / "copilot-cli" / "azure-dev_45f1a36c_full.jsonl"
+ANY_AGENT = FORMATS / "otel-any-agent" / "SMOLAGENTS_trace.json"
+SWE_RUN = (
+    FORMATS / "swe-agent" / "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1"
+)
+SWE_AGENT = SWE_RUN / "pydicom__pydicom-1458.traj"
+LETTA = FORMATS / "letta" / "memgpt_agent_with_convo_v0.af"
+LLM_LOG = FORMATS / "openhands-v1" / "agent-sdk_llmlog_claude-sonnet-4_1757015046.json"
+
+
+def _replays_clean(session) -> dict:
+    """The raw history replays with no invalid request; a stack replays too."""
+    figures = totals(turn_table(replay(session, [], Config().settings_for(session))))
+    assert figures["turns_with_violations"] == 0
+    replay(session, PRESETS["pyagentic recommended"], Config().settings_for(session))
+    return figures
+
+
+def test_copilot_cli_events_read_one_turn_per_api_call_with_its_output_tokens():
+    events = [json.loads(line) for line in COPILOT.read_text().splitlines()]
+    replies = [e["data"] for e in events if e["type"] == "assistant.message"]
+    calls = {r["apiCallId"] for r in replies}
+    (session,) = read_path(COPILOT)
+    assert session.format == "GitHub Copilot CLI session"
+    assert session.turns == len(calls) == 29
+    assert session.tool_calls == sum(len(r.get("toolRequests") or []) for r in replies) == 108
+    results = [e for e in events if e["type"] == "tool.execution_complete"]
+    assert sum(m.role == "tool" for m in session.messages) == len(results)
+    assert sum(session.outputs.values()) == sum(r.get("outputTokens") or 0 for r in replies)
+    assert set(session.models.values()) == {r["model"] for r in replies} == {"gpt-5.6-sol"}
+    assert not session.usage  # Copilot records no input: said, not invented
+    assert any("output tokens only" in str(w) for w in session.warnings)
+    system = [e["data"]["content"] for e in events if e["type"] == "system.message"]
+    assert [m.content for m in session.messages if m.role == "system"] == list(dict.fromkeys(system))
+    assert len(session.times) == session.turns
+    _replays_clean(session)
+
+
+def test_an_any_agent_trace_reads_its_llm_calls_with_usage_and_its_own_cost():
+    spans = json.loads(ANY_AGENT.read_text())["spans"]
+    llm = [s["attributes"] for s in spans if s["attributes"]["gen_ai.operation.name"] == "call_llm"]
+    tools = [s for s in spans if s["attributes"]["gen_ai.operation.name"] == "execute_tool"]
+    (session,) = read_path(ANY_AGENT)
+    assert session.format == "any-agent trace" and session.turns == len(llm) == 3
+    assert sorted(session.usage.values()) == sorted(a["gen_ai.usage.input_tokens"] for a in llm)
+    assert sorted(session.outputs.values()) == sorted(a["gen_ai.usage.output_tokens"] for a in llm)
+    assert sum(m.role == "tool" for m in session.messages) == len(tools)
+    assert session.recorded_model == "mistral/mistral-small-latest"
+    own = sum(a["gen_ai.usage.input_cost"] + a["gen_ai.usage.output_cost"] for a in llm)
+    assert session.reported_cost_usd == pytest.approx(own)
+    _replays_clean(session)
+
+
+def test_an_older_swe_agent_trajectory_names_its_model_from_its_run_and_keeps_its_totals():
+    raw = json.loads(SWE_AGENT.read_text())
+    stats = raw["info"]["model_stats"]
+    (session,) = read_path(SWE_AGENT)
+    assert session.format == "SWE-agent trajectory"
+    assert session.turns == stats["api_calls"] == sum(h["role"] == "assistant" for h in raw["history"]) == 12
+    assert session.recorded_model == "gpt-4-1106-preview"  # the run folder's "gpt4", as SWE-agent names it
+    assert session.reported_cost_usd == stats["instance_cost"]
+    assert any(f"{stats['tokens_sent']:,} tokens sent" in str(w) for w in session.warnings)
+    figures = _replays_clean(session)
+    # the run's own total of tokens sent is what the raw history's requests hold, counted
+    assert figures["billed_raw_tokens"] == pytest.approx(stats["tokens_sent"], rel=0.02)
+    # its own bill: those tokens at gpt-4-1106-preview's $10/M in and $30/M out
+    assert stats["instance_cost"] == pytest.approx(
+        (stats["tokens_sent"] * 10 + stats["tokens_received"] * 30) / 1e6
+    )
+
+
+def test_an_swe_agent_trajectory_outside_its_run_folder_says_the_model_is_not_named(tmp_path):
+    copy = tmp_path / "pydicom.traj"
+    shutil.copy(SWE_AGENT, copy)
+    (session,) = read_path(copy)
+    assert not session.models and any("the model is not named" in str(w) for w in session.warnings)
+    (tmp_path / "args.yaml").write_text("agent:\n  model:\n    model_name: gpt4o\n")
+    (session,) = read_path(copy)
+    assert session.recorded_model == "gpt-4o-2024-05-13"
+
+
+def test_a_letta_agent_file_keeps_its_calls_paired_and_its_model():
+    raw = json.loads(LETTA.read_text())
+    (session,) = read_path(LETTA)
+    assert session.format == "Letta agent file"
+    assert session.turns == sum(m["role"] == "assistant" for m in raw["messages"]) == 28
+    renders = sum(m["role"] == "system" for m in raw["messages"]) - 1
+    assert sum(m.role == "system" for m in session.messages) == 1 and renders == 5
+    assert any(f"{renders} re-render(s) of the system prompt" in str(w) for w in session.warnings)
+    assert set(session.models.values()) == {raw["llm_config"]["model"]}
+    assert not [w for w in session.warnings if "has no result" in str(w) or "no assistant call" in str(w)]
+    _replays_clean(session)
+
+
+def test_letta_s_newer_schema_is_a_session_per_agent():
+    agent = json.loads(LETTA.read_text())
+    second = {**agent, "name": "helper"}
+    data = json.dumps({"agents": [agent, second], "groups": [], "blocks": []}).encode()
+    sessions = read_bytes(data, "team.af")
+    assert [s.name for s in sessions] == [agent["name"], "helper"]
+    assert all(s.turns == 28 for s in sessions)
+
+
+def test_an_llm_completion_log_is_a_call_with_its_usage_and_a_folder_of_them_one_session(tmp_path):
+    raw = json.loads(LLM_LOG.read_text())
+    (session,) = read_path(LLM_LOG)
+    assert session.format == "LLM completion log"
+    reply = len(raw["messages"])  # the reply follows the request it answers
+    assert session.messages[reply].role == "assistant"
+    assert session.usage == {reply: raw["response"]["usage"]["prompt_tokens"]}
+    assert session.outputs == {reply: raw["response"]["usage"]["completion_tokens"]}
+    assert session.reported_cost_usd == raw["cost"]
+    assert len(session.messages[reply].tool_calls) == len(
+        raw["response"]["choices"][0]["message"]["tool_calls"]
+    )
+    # a folder of one conversation's calls: the earlier call's request ends where its reply is
+    earlier = {
+        **raw,
+        "messages": raw["messages"][:4],
+        "timestamp": raw["timestamp"] - 60,
+        "cost": 0.01,
+        "response": {**raw["response"], "usage": {"prompt_tokens": 5000, "completion_tokens": 40}},
+    }
+    (tmp_path / "a.json").write_text(json.dumps(earlier))
+    shutil.copy(LLM_LOG, tmp_path / "b.json")
+    (folder,) = read_path(tmp_path)
+    assert folder.usage == {4: 5000, reply: raw["response"]["usage"]["prompt_tokens"]}
+    assert folder.reported_cost_usd == pytest.approx(0.01 + raw["cost"])
+    _replays_clean(folder)
