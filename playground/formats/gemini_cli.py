@@ -147,14 +147,18 @@ def _conversation(
     builder = SessionBuilder(file, "Gemini CLI chat recording")
     builder.warnings.extend(notes)
     passed: Counter[str] = Counter()
+    kind = None
     for where, message in records:
         builder.where = where
         if not isinstance(message, dict):
             passed["not an object"] += 1
+            kind = None
             continue
-        kind = message.get("type")
+        before, kind = kind, message.get("type")  # the kind of the record before, and this one's
         if kind == "user":
             builder.add("user", block_text(message.get("content")))
+        elif kind == "gemini" and before == "info" and _unbilled(message):
+            passed["gemini record of all-zero tokens after an info record (no API call)"] += 1
         elif kind == "gemini":
             _reply(builder, message)
         else:
@@ -165,6 +169,17 @@ def _conversation(
     if metadata.get("kind") == "subagent":
         name = f"subagent {name}"
     return builder.build(name)
+
+
+def _unbilled(message: dict) -> bool:
+    """A record whose tokens are all zero: no call was billed for it (Gemini CLI writes one after
+    an info record, when a request did not go out)."""
+    tokens = message.get("tokens")
+    return (
+        isinstance(tokens, dict)
+        and bool(tokens)
+        and not any(isinstance(v, int | float) and v for v in tokens.values())
+    )
 
 
 def _reply(builder: SessionBuilder, message: dict) -> None:

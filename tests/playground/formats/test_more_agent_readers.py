@@ -146,3 +146,23 @@ def test_an_llm_completion_log_is_a_call_with_its_usage_and_a_folder_of_them_one
     assert folder.usage == {4: 5000, reply: raw["response"]["usage"]["prompt_tokens"]}
     assert folder.reported_cost_usd == pytest.approx(0.01 + raw["cost"])
     _replays_clean(folder)
+
+
+def test_a_gemini_record_of_all_zero_tokens_after_an_info_record_is_no_call():
+    tokens = {"input": 1200, "output": 30, "cached": 0, "thoughts": 0, "tool": 0, "total": 1230}
+    zero = dict.fromkeys(tokens, 0)
+    recording = {
+        "sessionId": "s1",
+        "projectHash": "p",
+        "messages": [
+            {"id": "1", "type": "user", "content": "fix it"},
+            {"id": "2", "type": "gemini", "content": "Looking.", "tokens": tokens, "model": "gemini-2.5-pro"},
+            {"id": "3", "type": "info", "content": "Request cancelled."},
+            {"id": "4", "type": "gemini", "content": "", "tokens": zero, "model": "gemini-2.5-pro"},
+            {"id": "5", "type": "user", "content": "go on"},
+            {"id": "6", "type": "gemini", "content": "Done.", "tokens": tokens, "model": "gemini-2.5-pro"},
+        ],
+    }
+    (session,) = read_bytes(json.dumps(recording).encode(), "session.json")
+    assert session.turns == 2 and len(session.usage) == 2
+    assert any("all-zero tokens after an info record" in str(w) for w in session.warnings)
