@@ -4,7 +4,9 @@ with the ``ui_messages.json`` beside it where there is one.
 The history is Anthropic-style ``[{role, content: [blocks], ts, metrics}]``. Cline writes
 its tool calls as ``tool_use`` blocks but returns their results as user ``text`` blocks
 (``[read_file for 'a.py'] Result: …``): those are tool results, paired in order with the
-calls of the reply before them. ``metrics.tokens`` is the usage Cline recorded per reply;
+calls of the reply before them; a call the next user message does not answer (a task resumed,
+the user's feedback instead) is sent as "result missing", as Cline's ContextManager does (v3.38.0,
+``ensureToolResultsFollowToolUse``). ``metrics.tokens`` is the usage Cline recorded per reply;
 ``ui_messages.json`` records each request (``say: api_req_started``) with its input, cache
 reads and writes, which are preferred where the two files are read together.
 """
@@ -28,6 +30,7 @@ from policies.messages import ToolCall
 
 _RESULT = re.compile(r"^\[[^\]\n]{1,300}\] Result:")
 HISTORY = "api_conversation_history.json"
+MISSING_RESULT = "result missing"  # what Cline sends for a call that got no result
 UI = "ui_messages.json"
 
 
@@ -93,7 +96,7 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
     builder = SessionBuilder(file, "Cline task history")
     pending: list[ToolCall] = []  # calls of the last reply, waiting for their results
     requests = requests or []
-    replies = 0
+    replies = missing = 0
     for n, message in enumerate(items):
         builder.where = f"message {n}"
         if not isinstance(message, dict):
@@ -131,8 +134,20 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
                 builder.add("tool", text, tool_call_ids=(pending.pop(0).id,))
             elif text is not None:
                 texts.append(text)  # the user's words, [TASK RESUMPTION] and environment details
+        # Cline sends a result for every call of the reply before (ContextManager.
+        # ensureToolResultsFollowToolUse, v3.38.0): one it never got is sent as "result missing"
+        for call in pending:
+            builder.add("tool", MISSING_RESULT, tool_call_ids=(call.id,))
+        missing += len(pending)
+        pending = []
         if texts:
             builder.add("user", "\n".join(texts))
+    if missing:
+        builder.warn(
+            "",
+            f"{missing:,} call(s) answered by no result (a task resumed, or the user's feedback instead): "
+            f'sent with the result "{MISSING_RESULT}", as Cline sends them',
+        )
     if requests and len(requests) != replies:
         builder.warn(
             "", f"{UI} records {len(requests)} requests for {replies} replies: usage matched in order"

@@ -8,6 +8,7 @@ pandas; the app, the charts and the corpus read them as pandas frames (``turns_f
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from playground.engine.replay import Event, ReplayResult
 from playground.engine.running import BUCKETS
 from playground.engine.session import RecordedCompaction
-from playground.engine.validity import OVER_WINDOW
+from playground.engine.validity import OVER_WINDOW, check_calls
 from playground.measures import must_keep as must_keep_measure
 from playground.measures import quality as quality_measures
 from playground.money.cost import Pricing, cost_report
@@ -139,6 +140,8 @@ def turn_table(
         billed[0] += 1
         billed[1] += prompt
         billed[2] += summary
+    # the raw history's own broken call/result pairs: a request holds each one before its reply
+    raw_broken = sorted(v.position for v in check_calls(result.session.messages) if v.position is not None)
     for n, turn in enumerate(result.turns):
         cached, raw_cached, brk = report.stack[n], report.raw[n], breaks.get(turn.number)
         call = report.recorded[n]
@@ -163,6 +166,7 @@ def turn_table(
             "violations": len(turn.violations),
             "over_window": int(any(v.rule == OVER_WINDOW for v in turn.violations)),
             "raw_over_window": int(turn.raw_tokens > result.settings.context_window),
+            "raw_violations": bisect_left(raw_broken, turn.reply_index),
             "refetches": len(quality[turn.number].refetched),
             "facts_lost": len(quality[turn.number].lost_facts),
             "lost_facts": "; ".join(quality[turn.number].lost_facts),
@@ -399,6 +403,7 @@ def totals(turns: TurnTable | pd.DataFrame) -> dict[str, float | int]:
         "turns_with_violations": turns_with("violations"),
         "turns_over_window": total("over_window"),
         "raw_turns_over_window": total("raw_over_window"),
+        "raw_turns_with_violations": turns_with("raw_violations"),
         "refetches": total("refetches"),
         "turns_with_facts_lost": turns_with("facts_lost"),
         "distinct_facts_lost": distinct("lost_facts"),

@@ -173,6 +173,11 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
     row2[3].metric(
         "Turns with violations",
         f"{figures['turns_with_violations']:,}",
+        f"raw history {figures['raw_turns_with_violations']:,}"
+        if figures.get("raw_turns_with_violations")
+        else None,
+        delta_color="off",
+        delta_arrow="off",
         help="Turns whose request a provider would reject (over the context window, broken call/result "
         "pairs, standing rules missing).",
     )

@@ -166,3 +166,57 @@ def test_a_gemini_record_of_all_zero_tokens_after_an_info_record_is_no_call():
     (session,) = read_bytes(json.dumps(recording).encode(), "session.json")
     assert session.turns == 2 and len(session.usage) == 2
     assert any("all-zero tokens after an info record" in str(w) for w in session.warnings)
+
+
+def test_a_cline_call_answered_by_a_task_resumption_is_sent_as_result_missing_as_cline_sends_it():
+    """Cline's ContextManager (v3.38.0, ensureToolResultsFollowToolUse) gives every call of a
+    reply a result in the next user message, "result missing" where there is none: the raw
+    history is as valid as what Cline sent, not invalid from that call on."""
+    history = [
+        {"role": "user", "ts": 1, "content": [{"type": "text", "text": "<task>fix it</task>"}]},
+        {
+            "role": "assistant",
+            "ts": 2,
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "execute_command", "input": {"command": "ls"}}
+            ],
+        },
+        {"role": "user", "ts": 3, "content": [{"type": "text", "text": "[TASK RESUMPTION] go on"}]},
+        {"role": "assistant", "ts": 4, "content": [{"type": "text", "text": "Resuming."}]},
+        {"role": "user", "ts": 5, "content": [{"type": "text", "text": "thanks"}]},
+        {"role": "assistant", "ts": 6, "content": [{"type": "text", "text": "Done."}]},
+    ]
+    (session,) = read_bytes(json.dumps(history).encode(), "api_conversation_history.json")
+    assert [m.role for m in session.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
+    assert session.messages[2].content == "result missing" and session.messages[2].tool_call_ids == (
+        "toolu_1",
+    )
+    assert any('sent with the result "result missing"' in str(w) for w in session.warnings)
+    figures = totals(turn_table(replay(session, [], Config().settings_for(session))))
+    assert figures["turns_with_violations"] == figures["raw_turns_with_violations"] == 0
+
+
+def test_the_raw_history_s_own_broken_pairs_are_counted_beside_the_stack_s():
+    messages = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
+        },
+        {"role": "user", "content": "never mind"},  # c1 never answered: every later request breaks the rule
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": "and?"},
+        {"role": "assistant", "content": "done"},
+    ]
+    (session,) = read_bytes(json.dumps(messages).encode(), "chat.json")
+    figures = totals(turn_table(replay(session, [], Config().settings_for(session))))
+    assert figures["raw_turns_with_violations"] == figures["turns_with_violations"] == 2
