@@ -22,12 +22,23 @@ PASSED_OBSERVATIONS = ("agent_state_changed", "null")
 
 
 def looks_like(items: list) -> bool:
-    return any(
-        isinstance(e, dict) and "source" in e and ("action" in e or "observation" in e) for e in items[:20]
-    )
+    return any(_is_event(e) for e in _events(items[:20]))
+
+
+def _is_event(item: Any) -> bool:
+    return isinstance(item, dict) and "source" in item and ("action" in item or "observation" in item)
+
+
+def _events(items: list) -> list:
+    """The events in order: an older history (the resolver's ``output.jsonl`` before 0.10) holds
+    ``[action, observation]`` pairs, read as the two events."""
+    if items and all(isinstance(i, list) and len(i) == 2 for i in items[:20]):
+        return [event for pair in items if isinstance(pair, list) for event in pair]
+    return items
 
 
 def read(items: list, file: str, name: str, container: dict | None = None) -> Session:
+    items = _events(items)
     builder = SessionBuilder(file, "OpenHands events")
     usages = _token_usages(container)
     passed: Counter[str] = Counter()

@@ -220,3 +220,29 @@ def test_the_raw_history_s_own_broken_pairs_are_counted_beside_the_stack_s():
     (session,) = read_bytes(json.dumps(messages).encode(), "chat.json")
     figures = totals(turn_table(replay(session, [], Config().settings_for(session))))
     assert figures["raw_turns_with_violations"] == figures["turns_with_violations"] == 2
+
+
+def test_an_openhands_resolver_output_of_action_observation_pairs_reads_as_the_events():
+    """The resolver's output.jsonl (before OpenHands 0.10) holds its history as [action,
+    observation] pairs: read as the same events, the same calls and usage."""
+    line = json.loads((FORMATS / "openhands" / "multi_swe_bench_output.jsonl").read_text().splitlines()[0])
+    events = line["history"]
+    pairs, i = [], 0
+    while i < len(events):
+        if i + 1 < len(events) and "action" in events[i] and "observation" in events[i + 1]:
+            pairs.append([events[i], events[i + 1]])
+            i += 2
+        else:
+            pairs.append([events[i], {}])
+            i += 1
+    resolver = {
+        "number": 12,
+        "issue": {"title": "t"},
+        "git_patch": "",
+        "history": pairs,
+        "metrics": line["metrics"],
+    }
+    (paired,) = read_bytes(json.dumps(resolver).encode(), "output.jsonl")
+    (flat,) = read_bytes(json.dumps(line).encode(), "output.jsonl")
+    assert paired.turns == flat.turns == len(line["metrics"]["token_usages"])
+    assert paired.usage == flat.usage
