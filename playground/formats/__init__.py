@@ -36,6 +36,7 @@ from playground.formats import (
     openai_chat,
     opencode,
     openhands,
+    openhands_v1,
     otel,
     pydantic_ai,
     responses,
@@ -65,19 +66,32 @@ def read_path(path: str | os.PathLike) -> list[Session]:
 
 
 def _read_folder(folder: str) -> list[Session]:
-    """A folder that is one session: the LLM completion logs of one conversation, a file a call."""
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))[: LIMITS.max_messages]
-    if not names:
+    """A folder that is one session: an OpenHands V1 conversation (``base_state.json`` and
+    ``events/``, a file an event), or the LLM completion logs of one conversation, a file a call."""
+    events = os.path.join(folder, "events")
+    if os.path.isdir(events):
+        state = os.path.join(folder, "base_state.json")
+        base = _json_file(state) if os.path.isfile(state) else None
+        items = [data for _, data in _json_files(events)]
+        return openhands_v1.read(items, folder, base if isinstance(base, dict) else None)
+    logs = _json_files(folder)
+    if not logs:
         raise TranscriptError(folder, "", "a folder with no .json file: name a transcript file")
-    logs = []
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            text = read_limited(path, "max_file_bytes").decode("utf-8-sig")
-        except (LimitError, OSError, UnicodeDecodeError) as error:
-            raise TranscriptError(path, "", str(error)) from None
-        logs.append((name, parse_json(text, path)))
     return llm_log.read_folder(logs, folder)
+
+
+def _json_files(folder: str) -> list[tuple[str, Any]]:
+    """The .json files of a folder in name order (as many as a session may hold messages), parsed."""
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))[: LIMITS.max_messages]
+    return [(name, _json_file(os.path.join(folder, name))) for name in names]
+
+
+def _json_file(path: str) -> Any:
+    try:
+        text = read_limited(path, "max_file_bytes").decode("utf-8-sig")
+    except (LimitError, OSError, UnicodeDecodeError) as error:
+        raise TranscriptError(path, "", str(error)) from None
+    return parse_json(text, path)
 
 
 def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None) -> list[Session]:
@@ -148,7 +162,7 @@ def _looks_utf16(data: bytes) -> bool:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 # what the readers know, said when a file is none of them
 READABLE = (
-    "Claude Code sessions, Codex CLI rollouts, GitHub Copilot CLI events, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, Letta agent files (.af), LLM completion logs (a file or a folder of them), pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "Claude Code sessions, Codex CLI rollouts, GitHub Copilot CLI events, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, Letta agent files (.af), LLM completion logs (a file or a folder of them), OpenHands V1 conversations (a folder or events JSONL), pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
     "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON, any-agent), "
     "and lists or {runs: [...]} of any of them"
 )
@@ -186,6 +200,7 @@ LINE_LOG_READERS = (
     (gemini_cli.looks_like_log, gemini_cli.read_log),
     (claude_code.looks_like, claude_code.read),
     (codex.looks_like, codex.read),
+    (openhands_v1.looks_like, openhands_v1.read),
     (gemini_cli.looks_like_stream, gemini_cli.read_stream),
 )
 

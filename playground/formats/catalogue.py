@@ -121,6 +121,14 @@ FORMATS = (
         "context at export is said, not replayed",
     ),
     Format(
+        "OpenHands V1 (software-agent-sdk)",
+        "a conversation folder (`base_state.json`, `events/event-*.json`) or its events as JSONL",
+        "one turn per `llm_response_id` (its actions joined), observations, rejections and errors as results, "
+        "the system prompt, user and agent messages; each call's usage from the growth of the `stats` updates; "
+        "`Condensation` as a recorded compaction; the model from the stats or `base_state.json`",
+        "other state updates and event kinds (counted); a zip of a conversation (unpack it)",
+    ),
+    Format(
         "OpenHands / LiteLLM completion logs",
         "`llm-logs/*.json` (a file a call; a folder of them a session)",
         "the request and the reply, each call's usage (with cache reads and writes), model and cost on its "
