@@ -11,6 +11,7 @@ class Format(NamedTuple):
     where: str  # where the tool keeps its files
     read: str  # what becomes messages, turns and recorded usage
     not_read: str  # what is passed over (and said so)
+    tested_on: str = ""  # the files its tests read (tests/fixtures/formats, SOURCES.md there)
 
 
 FORMATS = (
@@ -24,6 +25,7 @@ FORMATS = (
         "meta lines, attachments, snapshots and the other non-message lines (counted in one warning); "
         "Claude Code's own error replies (`<synthetic>`) and replies with all-zero usage (no call billed); "
         "the system prompt and tools, which the file does not hold",
+        "real: sniffly (1.0.17), claude-code-viewer (1.0.98, inline subagents), 24 dagster-io/erk sessions (2.0.67–2.1.63); a curated 2.1 fixture",
     ),
     Format(
         "Codex CLI",
@@ -32,6 +34,7 @@ FORMATS = (
         "written before its call's items from 0.58, after them before); model from `turn_context`; "
         "`compacted` items with their replacement history; a session per `session_meta` id (a resumed thread is one)",
         "`event_msg` lines (the UI's copy), encrypted reasoning, web search and image items (counted)",
+        "real: a codemie rollout (0.125, gpt-5.5, web searches); a curated 0.146 fixture; the 0.58 order as a real rollout writes it",
     ),
     Format(
         "Gemini CLI",
@@ -42,6 +45,7 @@ FORMATS = (
         "`$rewindTo` applied as Gemini CLI applies them (each rewind said); "
         "stream-json: runs as sessions, deltas joined, tool_use and tool_result paired",
         "info and error records; stream-json usage, which holds the run's totals only (said)",
+        "real: two codemie chat recordings; the JSONL log, rewinds and stream-json written from Gemini CLI's source",
     ),
     Format(
         "opencode",
@@ -49,6 +53,7 @@ FORMATS = (
         "one turn per `step-finish` with its tokens (input, output, reasoning, cache read and write); "
         "tool parts as call and result; compaction parts and their summary",
         "step markers, patches and snapshots (counted)",
+        "exports written from its schema (no real export under a licence that allows a copy)",
     ),
     Format(
         "Cline",
@@ -56,12 +61,14 @@ FORMATS = (
         "tool results Cline sends as user text, paired with their calls; `metrics.tokens` per reply, or the "
         "requests of `ui_messages.json` in the same folder",
         "`ui_messages.json` alone (it holds the UI, not the conversation: the message says to add the history)",
+        "histories written from its schema and source (v3.38.0's pairing)",
     ),
     Format(
         "Aider",
         "`.aider.chat.history.md` in the repository",
         "sessions from `# aider chat started at`, `####` input, the replies, `> Tokens:` lines as rounded usage",
         "tool structure, which the log does not have (said once); Aider's other `>` notes",
+        "real: zen-mcp-server's history",
     ),
     Format(
         "OpenHands",
@@ -69,6 +76,7 @@ FORMATS = (
         "actions as calls (one turn per `model_response.id`), observations as results, usage from the "
         "response or `metrics.token_usages`",
         "state changes and empty observations (counted)",
+        "real: basic_gui_mode trajectory, multi_swe_bench output.jsonl (3 runs); the resolver's pairs made from it",
     ),
     Format(
         "Inspect AI",
@@ -76,6 +84,7 @@ FORMATS = (
         "a session per sample and epoch; turns from `model` events (their `input`, or `input_refs` into "
         "`message_pool`), usage with cache reads and writes; attachments resolved",
         "spans, sandbox, tool, store and score events (counted)",
+        "real: a browser-task .json log, a deduplicated .eval",
     ),
     Format(
         "Langfuse",
@@ -83,6 +92,7 @@ FORMATS = (
         "generations' inputs and outputs, or the messages rebuilt from text and tool spans; usage once per "
         "message, cache figures from `metadata`",
         "events and spans that carry no message",
+        "real: an opencode trace export",
     ),
     Format(
         "mini-swe-agent",
@@ -90,6 +100,7 @@ FORMATS = (
         "the chat messages; per call the model that answered, prompt, cached and completion tokens from "
         "`extra.response`; `info.model_stats.instance_cost` as the agent's own bill, shown beside ours",
         "the `exit` message (said)",
+        "real: astropy-12907 (DeepSeek)",
     ),
     Format(
         "GitHub Copilot CLI",
@@ -98,6 +109,7 @@ FORMATS = (
         "each call's model and `outputTokens`, the system prompt, reply times",
         "the input of each call, which Copilot does not record (said: no recorded bill); hooks, "
         "permissions, turn markers and checkpoints (counted); encrypted reasoning (counted)",
+        "real: an azure-dev session (copilot-agent 1.0.72, gpt-5.6-sol)",
     ),
     Format(
         "SWE-agent (0.x)",
@@ -105,6 +117,7 @@ FORMATS = (
         "`history` as sent, one turn per reply; the model from the run's folder or `args.yaml` "
         "(SWE-agent's short names: `gpt4` is gpt-4-1106-preview); `instance_cost` as the agent's own bill",
         "per-call usage, which the file does not hold: its totals (`tokens_sent`, `api_calls`) are said",
+        "real: pydicom-1458 (a gpt4 run)",
     ),
     Format(
         "any-agent",
@@ -112,6 +125,7 @@ FORMATS = (
         "`call_llm` spans as calls (first input, output text or tool calls, `gen_ai.usage.*`, model, time), "
         "`execute_tool` spans as results; the calls' own cost as the agent's bill",
         "`invoke_agent` and other spans",
+        "real: SMOLAGENTS_trace.json (mistral-small)",
     ),
     Format(
         "Letta",
@@ -119,6 +133,7 @@ FORMATS = (
         "a session per agent: its messages, calls paired with results, `llm_config.model`, reply times",
         "the system prompt's re-renders after memory edits (the first kept; said); what Letta held in "
         "context at export is said, not replayed",
+        "real: memgpt_agent_with_convo (old schema, gpt-4-0613); the new schema made from it",
     ),
     Format(
         "OpenHands V1 (software-agent-sdk)",
@@ -127,6 +142,7 @@ FORMATS = (
         "the system prompt, user and agent messages; each call's usage from the growth of the `stats` updates; "
         "`Condensation` as a recorded compaction; the model from the stats or `base_state.json`",
         "other state updates and event kinds (counted); a zip of a conversation (unpack it)",
+        "real: the SDK's /goal events fixture (as JSONL and as a folder)",
     ),
     Format(
         "OpenHands / LiteLLM completion logs",
@@ -134,17 +150,22 @@ FORMATS = (
         "the request and the reply, each call's usage (with cache reads and writes), model and cost on its "
         "reply",
         "tools' descriptions beyond what the request holds",
+        "real: an agent-sdk llm-log (claude-sonnet-4); a folder of two",
     ),
     Format(
         "pydantic-ai",
         "`ModelMessagesTypeAdapter` JSON",
         "requests and responses by `part_kind`, usage and `model_name` per response",
         "parts of kinds it does not know (each said)",
+        "histories pydantic-ai itself writes (in the tests)",
     ),
 )
 
 
 def markdown_table() -> str:
-    rows = ["| Tool | Where it keeps files | What is read | What is not |", "|---|---|---|---|"]
-    rows += [f"| {f.tool} | {f.where} | {f.read} | {f.not_read} |" for f in FORMATS]
+    rows = [
+        "| Tool | Where it keeps files | What is read | What is not | Tested on |",
+        "|---|---|---|---|---|",
+    ]
+    rows += [f"| {f.tool} | {f.where} | {f.read} | {f.not_read} | {f.tested_on} |" for f in FORMATS]
     return "\n".join(rows)
