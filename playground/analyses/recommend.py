@@ -23,7 +23,7 @@ import json
 import math
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,7 +210,7 @@ class Recommendation:
         return [t for t, on in zip(ran, pareto_front(pairs), strict=True) if on]
 
 
-RAW, PRESET, TRIAL, SIMPLER = "raw history", "preset", "trial", "simpler"
+RAW, PRESET, TRIAL, SIMPLER, SEARCH = "raw history", "preset", "trial", "simpler", "search"
 
 
 def money(value: float, objective: str) -> str:
@@ -255,16 +255,69 @@ def searched(param: Param) -> bool:
     return param.minimum is not None and param.maximum is not None
 
 
-def _suggest(trial: Any, key: str, param: Param) -> Any:
+GRID_STEPS = 3  # a value's grid: doubled this many times, within the range
+GRID_DOWN = 5  # and halved this many (a tighter setting is where most of the saving is)
+ZERO_DEFAULT_STEPS = 6  # a threshold whose default is 0: this many doublings from its first step
+
+
+def grid(param: Param) -> tuple[Any, ...]:
+    """The values a search tries for a parameter, in order: both for a switch, every choice; a
+    number from its default halved and doubled across its range (a log scale: the useful values
+    of a threshold are a few per cent of its range), 0 as its own value where allowed."""
     if param.type is bool:
-        return trial.suggest_categorical(key, [False, True])
+        return (False, True)
     if param.type is str:
-        return trial.suggest_categorical(key, list(param.choices))
-    low, high = param.minimum, param.maximum
-    log = low > 0 and high / low >= 100
+        return tuple(param.choices)
+    low, high, default = float(param.minimum), float(param.maximum), param.default
+    if default:
+        candidates = [default * 2.0**k for k in range(-GRID_DOWN, GRID_STEPS + 1)]
+    else:  # 0 by default (a threshold that is off): steps from a thousandth of the range up
+        first = 10 ** math.floor(math.log10(max(high, 1)) / 2)
+        candidates = [first * 2.0**k for k in range(ZERO_DEFAULT_STEPS + 1)]
+    values = {min(max(v, low), high) for v in candidates} | ({0.0} if low <= 0 <= high else set())
     if param.type is int:
-        return trial.suggest_int(key, int(low), int(high), log=log)
-    return trial.suggest_float(key, float(low), float(high), log=log)
+        values = {float(round(v)) for v in values}
+        return tuple(sorted({int(v) for v in values}))
+    return tuple(sorted(values))
+
+
+def neighbours(param: Param, value: Any, factor: float = 2.0) -> list[Any]:
+    """The values next to ``value`` a local search tries: a number ``factor`` times smaller and
+    larger within its range (from 0, the grid's first step; to 0 from there); a switch its
+    other state; a choice the others."""
+    if param.type is bool:
+        return [not value]
+    if param.type is str:
+        return [v for v in grid(param) if v != value]
+    low, high = float(param.minimum), float(param.maximum)
+    first = min((v for v in grid(param) if v > 0), default=None)
+    if not value:
+        candidates = [first] if first is not None else []
+    else:
+        candidates = [value / factor, value * factor]
+        if low <= 0 and first is not None and value <= first:
+            candidates.append(0)
+    out = []
+    for v in candidates:
+        v = min(max(float(v), low), high)
+        v = round(v) if param.type is int else v
+        if v != value and v not in out:
+            out.append(v)
+    return out
+
+
+def space(policies: Sequence[str]) -> dict[str, Any]:
+    """The search space as Optuna's distributions: each policy in or out, each parameter it
+    searches over its grid (so every stack of grid values the search tries can be told)."""
+    from optuna.distributions import CategoricalDistribution
+
+    out: dict[str, Any] = {}
+    for name in policies:
+        out[name] = CategoricalDistribution([False, True])
+        for param in POLICY_TYPES[name].params:
+            if searched(param):
+                out[f"{name}.{param.name}"] = CategoricalDistribution(list(grid(param)))
+    return out
 
 
 def stack_of_trial(trial: Any, policies: Sequence[str]) -> list[PolicySpec]:
@@ -274,10 +327,35 @@ def stack_of_trial(trial: Any, policies: Sequence[str]) -> list[PolicySpec]:
         if not trial.suggest_categorical(f"{name}", [False, True]):
             continue
         params = {
-            p.name: _suggest(trial, f"{name}.{p.name}", p) for p in POLICY_TYPES[name].params if searched(p)
+            p.name: trial.suggest_categorical(f"{name}.{p.name}", list(grid(p)))
+            for p in POLICY_TYPES[name].params
+            if searched(p)
         }
         stack.append(PolicySpec(name, params))
     return stack
+
+
+def trial_params(stack: Sequence[PolicySpec], policies: Sequence[str]) -> dict[str, Any] | None:
+    """``stack`` as the parameters of a trial in ``space(policies)``; None where it is not in
+    it (another order, a policy not searched, a value off the grid)."""
+    named = {spec.name: spec for spec in stack}
+    if len(named) != len(stack) or any(n not in policies for n in named):
+        return None
+    if [s.name for s in stack] != [n for n in policies if n in named]:
+        return None
+    params: dict[str, Any] = {}
+    for name in policies:
+        params[name] = name in named
+        if name not in named:
+            continue
+        for param in POLICY_TYPES[name].params:
+            if not searched(param):
+                continue
+            value = named[name].params.get(param.name, param.default)
+            if value not in grid(param):
+                return None
+            params[f"{name}.{param.name}"] = value
+    return params
 
 
 @dataclass(frozen=True)
@@ -291,9 +369,10 @@ class _Job:
 class _Stopped(Exception):
     """A stack's running cost passed the best one's: it cannot be the answer."""
 
-    def __init__(self, text: str, value: float) -> None:
+    def __init__(self, text: str, value: float, projected: float | None = None) -> None:
         super().__init__(text, value)
         self.text, self.value = text, value
+        self.projected = value if projected is None else projected  # at the same rate to the end
 
 
 Bound = tuple[str, float]  # (objective, the best feasible value so far): a stack over it stops
@@ -323,7 +402,8 @@ class _Watch:
                 f"stopped at turn {turn.number:,} of {result.session.turns:,}{self.where}: "
                 f"{money(value, self.objective)} already, over the best's {money(self.limit, self.objective)}"
             )
-            raise _Stopped(text, value)
+            done = turn.number / max(result.session.turns, 1)
+            raise _Stopped(text, value, self.spent + (value - self.spent) / done)
 
 
 def _figures(
@@ -390,11 +470,12 @@ def recommend(
     cancelled: Callable[[], bool] | None = None,
 ) -> Recommendation:
     """Search for the cheapest stack within ``budget`` on ``sessions`` (each replayed with its
-    ``settings``): the raw history and the presets first, then ``trials`` stacks proposed by
-    the sampler. ``progress(done, planned, best)`` after each; ``cancelled()`` stops it,
-    keeping what ran (the study keeps it too)."""
-    import optuna
-
+    ``settings``). Deterministic first: the raw history, the presets (and each less one of its
+    policies), each allowed policy alone over its grid, pairs and triples of the best of those,
+    a local search from the best; then ``trials`` stacks proposed by the sampler, told all of
+    that; then the local search again and the best less each policy (what each does for it).
+    ``progress(done, planned, best)`` after each batch; ``cancelled()`` stops it, keeping what
+    ran (with ``resume``, the study keeps it too)."""
     if not sessions:
         raise RecommendError("no session to recommend for")
     if not 1 <= trials <= LIMITS.max_recommend_trials:
@@ -411,62 +492,254 @@ def recommend(
         for i in range(len(stack))
     ]
     job = _Job(tuple(sessions), tuple(settings), pricing or Pricing(), tuple(must_keep))
-    cancelled = cancelled or (lambda: False)
-    started = time.perf_counter()
-    planned = len(starts) + trials
-    tried: list[Tried] = []
-
+    singles = single_policies(policies)
+    name = study_name(job, budget, policies, seed)
     evaluate, close = _evaluator(job, workers, scheduler)
+    search = _Search(budget, evaluate, progress, cancelled or (lambda: False), workers)
+    search.planned = len(starts) + len(singles) + COMBINATIONS + LOCAL_ROUNDS + trials
+    done = 0
     try:
-        first = evaluate([stack for _, _, stack in starts], None)
-        for (origin, kind, stack), (figures, error, _) in zip(starts, first, strict=True):
-            tried.append(_tried(stack, origin, kind, figures, error, budget))
-        if progress:
-            progress(len(tried), planned, None)
-        objective = (
+        search.run([starts[0]], bounded=False)  # the raw history: whether there are dollars at all
+        search.objective = (
             "cost_usd"
-            if all(s.get("cost_usd") is not None for s in tried[0].sessions)
+            if all(s.get("cost_usd") is not None for s in search.tried[0].sessions)
             else "billed_context_tokens"
         )
-        name = study_name(job, budget, policies, seed)
-        storage = optuna.storages.RDBStorage(f"sqlite:///{study_file()}")
-        if not resume:
-            with contextlib.suppress(KeyError):
-                optuna.delete_study(study_name=name, storage=storage)
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-        with warnings.catch_warnings():  # multivariate and group are marked experimental
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            sampler = optuna.samplers.TPESampler(
-                seed=seed, multivariate=True, group=True, n_startup_trials=10
-            )
-        study = optuna.create_study(study_name=name, storage=storage, sampler=sampler, load_if_exists=True)
-        done = 0
-        while done < trials and not cancelled():
-            batch = [study.ask() for _ in range(min(workers, trials - done))]
-            stacks = [stack_of_trial(t, policies) for t in batch]
-            best = _best(tried, objective)
-            bound = None if best is None else (objective, best.total(objective) or 0.0)
-            for trial, stack, (figures, error, stop) in zip(
-                batch, stacks, evaluate(stacks, bound), strict=True
-            ):
-                one = _tried(stack, f"trial {trial.number}", TRIAL, figures, error, budget, stop)
-                tried.append(one)
-                if stop is not None:  # over the best already: its losses unknown, its cost higher
-                    trial.report(stop.value, step=0)
-                    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
-                elif error is not None or one.total(objective) is None:
-                    study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                else:
-                    for limit, excess in zip(LIMIT_NAMES, budget.over(one.sessions), strict=True):
-                        trial.set_constraint(limit, excess)
-                    study.tell(trial, one.total(objective))
-                done += 1
-            if progress:
-                progress(len(tried), planned, _best(tried, objective))
-        without = _descend(tried, evaluate, budget, objective, done, name)
+        search.run(starts[1:], bounded=False)
+        search.run(singles)
+        search.run(combinations(search, policies))
+        search.refine()
+        done = search.sample(_study(name, resume, seed, search, policies), policies, trials)
+        search.refine()
+        without = _descend(search.tried, evaluate, budget, search.objective, done, name)
     finally:
         close()
-    return Recommendation(budget, objective, tuple(tried), done, time.perf_counter() - started, name, without)
+    seconds = time.perf_counter() - search.started
+    return Recommendation(budget, search.objective, tuple(search.tried), done, seconds, name, without)
+
+
+COMBINATIONS = 40  # about as many pairs and triples of the best single policies as the search tries
+LOCAL_ROUNDS = 12  # a guess at the local search's stacks, for the progress bar
+MAX_LOCAL_ROUNDS = 8  # moves of the local search at each step size, at the most
+REFINE_STEPS = (2.0, 2**0.5, 2**0.25)  # the local search's step sizes, coarse to fine
+
+
+def single_policies(policies: Sequence[str]) -> list[tuple[str, str, list[PolicySpec]]]:
+    """Each allowed policy alone: at its defaults, and each parameter it searches over its grid
+    (the others at their defaults)."""
+    out: list[tuple[str, str, list[PolicySpec]]] = []
+    seen: set[tuple] = set()
+    for name in policies:
+        stacks = [(f"{name} alone", {})]
+        for param in POLICY_TYPES[name].params:
+            if searched(param):
+                stacks += [(f"{name} {param.name}={_shown(v)}", {param.name: v}) for v in grid(param)]
+        for origin, params in stacks:
+            spec = PolicySpec(name, params)
+            if spec.key() not in seen:
+                seen.add(spec.key())
+                out.append((origin, SEARCH, [spec]))
+    return out
+
+
+def combinations(search: _Search, policies: Sequence[str]) -> list[tuple[str, str, list[PolicySpec]]]:
+    """Pairs of the two best single stacks of each policy, across the places a policy takes in a
+    stack (a clip and an eviction, not two evictions), and the best of each place together."""
+    best: dict[str, list[Tried]] = {}
+    for tried in sorted(search.feasible_of(SEARCH), key=search.cost):
+        spec = tried.stack[0]
+        if len(tried.stack) == 1 and len(best.setdefault(spec.name, [])) < 2:
+            best[spec.name].append(tried)
+    names = [n for n in policies if n in best]
+    out: list[tuple[str, str, list[PolicySpec]]] = []
+    for i, first in enumerate(names):
+        for second in names[i + 1 :]:
+            if _place(first) == _place(second):
+                continue
+            for a in best[first]:
+                for b in best[second]:
+                    out.append((f"{a.origin} + {b.origin}", SEARCH, [a.stack[0], b.stack[0]]))
+    places: dict[int, Tried] = {}
+    for n in names:  # the best single stack of each place
+        top = best[n][0]
+        if _place(n) not in places or search.cost(top) < search.cost(places[_place(n)]):
+            places[_place(n)] = top
+    chosen = [places[k] for k in sorted(places)]
+    if len(chosen) > 2:
+        for skip in [None, *range(len(chosen))]:
+            group = [t for j, t in enumerate(chosen) if j != skip]
+            if len(group) > 2 or skip is None:
+                out.append((" + ".join(t.origin for t in group), SEARCH, [t.stack[0] for t in group]))
+    return out
+
+
+def _place(name: str) -> int:
+    return ORDER.get(name, COMPACTING)
+
+
+def _shown(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+class _Search:
+    """The stacks tried so far and how to try more: in batches (a progress report after each),
+    each stack stopped once it costs more than the best within the budget."""
+
+    def __init__(
+        self,
+        budget: Budget,
+        evaluate: Evaluate,
+        progress: Progress | None,
+        cancelled: Callable[[], bool],
+        workers: int,
+    ) -> None:
+        self.budget, self.evaluate, self.progress, self.cancelled = budget, evaluate, progress, cancelled
+        self.chunk = max(4, 2 * workers)
+        self.tried: list[Tried] = []
+        self.seen: set[tuple] = set()
+        self.objective = "cost_usd"
+        self.planned = 0
+        self.started = time.perf_counter()
+
+    def cost(self, tried: Tried) -> float:
+        return tried.total(self.objective) or 0.0
+
+    def best(self) -> Tried | None:
+        return _best(self.tried, self.objective)
+
+    def feasible_of(self, kind: str) -> list[Tried]:
+        return [t for t in self.tried if t.feasible and t.kind == kind]
+
+    def bound(self) -> Bound | None:
+        best = self.best()
+        return None if best is None else (self.objective, self.cost(best))
+
+    def run(self, stacks: Sequence[tuple[str, str, list[PolicySpec]]], bounded: bool = True) -> list[Tried]:
+        """Try each stack not tried yet; the new ones."""
+        fresh = []
+        for origin, kind, stack in stacks:
+            key = tuple(spec.key() for spec in stack)
+            if key not in self.seen:
+                self.seen.add(key)
+                fresh.append((origin, kind, stack))
+        new: list[Tried] = []
+        for at in range(0, len(fresh), self.chunk):
+            if self.cancelled():
+                break
+            part = fresh[at : at + self.chunk]
+            results = self.evaluate([stack for _, _, stack in part], self.bound() if bounded else None)
+            for (origin, kind, stack), (figures, error, stop) in zip(part, results, strict=True):
+                new.append(_tried(stack, origin, kind, figures, error, self.budget, stop))
+            self.tried.extend(new[-len(part) :])
+            self.report()
+        return new
+
+    def report(self) -> None:
+        if self.progress:
+            self.planned = max(self.planned, len(self.tried))
+            self.progress(len(self.tried), self.planned, self.best())
+
+    def refine(self) -> None:
+        """A local search from the best stack: each value twice as large and half as large,
+        each policy taken out (then retuned), for as long as a move makes it cheaper within the
+        budget; then in finer steps (x1.41, then x1.19)."""
+        for factor in REFINE_STEPS:
+            self._climb(factor)
+
+    def _climb(self, factor: float) -> None:
+        for _ in range(MAX_LOCAL_ROUNDS):
+            best = self.best()
+            if best is None or not best.stack or self.cancelled():
+                return
+            moves = []
+            root = best.origin.split(", ")[0]  # what the moves started from
+            for i, spec in enumerate(best.stack):
+                moves.append((f"{root}, less {spec.name}", SIMPLER, [*best.stack[:i], *best.stack[i + 1 :]]))
+                for param in POLICY_TYPES[spec.name].params:
+                    if not searched(param):
+                        continue
+                    current = spec.params.get(param.name, param.default)
+                    for value in neighbours(param, current, factor):
+                        moved = PolicySpec(spec.name, {**spec.params, param.name: value}, spec.enabled)
+                        origin = f"{root}, tuned"
+                        moves.append((origin, SEARCH, [*best.stack[:i], moved, *best.stack[i + 1 :]]))
+            self.run(moves)
+            if self.best() is best:
+                return
+
+    def sample(self, study: Any, policies: Sequence[str], trials: int) -> int:
+        """``trials`` stacks proposed by the sampler, told every stack tried so far that its
+        space holds; a stack stopped early is reported at its projected cost."""
+        import optuna
+
+        distributions = space(policies)
+        told = self.tried if not study.trials else []  # a resumed study was told before
+        for tried in told:
+            params = trial_params(tried.stack, policies)
+            if params is None or not tried.ran:
+                continue
+            kept = {k: distributions[k] for k in params}
+            constraints = dict(zip(LIMIT_NAMES, self.budget.over(tried.sessions), strict=True))
+            study.add_trial(
+                optuna.trial.create_trial(
+                    params=params, distributions=kept, value=self.cost(tried), constraints=constraints
+                )
+            )
+        done = 0
+        while done < trials and not self.cancelled():
+            batch = [study.ask() for _ in range(min(self.chunk, trials - done))]
+            stacks = [stack_of_trial(t, policies) for t in batch]
+            results = self.evaluate(stacks, self.bound())
+            for trial, stack, (figures, error, stop) in zip(batch, stacks, results, strict=True):
+                one = _tried(stack, f"trial {trial.number}", TRIAL, figures, error, self.budget, stop)
+                self.tried.append(one)
+                self.seen.add(tuple(spec.key() for spec in stack))
+                if stop is not None:  # over the best already: its losses unknown, its cost higher
+                    trial.report(stop.projected, step=0)
+                    study.tell(trial, state=optuna.trial.TrialState.PRUNED)
+                elif error is not None or one.total(self.objective) is None:
+                    study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                else:
+                    for limit, excess in zip(LIMIT_NAMES, self.budget.over(one.sessions), strict=True):
+                        trial.set_constraint(limit, excess)
+                    study.tell(trial, one.total(self.objective))
+                done += 1
+            self.report()
+        return done
+
+
+def _study(name: str, resume: bool, seed: int, search: _Search, policies: Sequence[str]) -> Any:
+    """The sampler's study: in memory, or with ``resume`` kept in SQLite under a name made of
+    every argument of the search (two runs of the same search share it; no run deletes one)."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with warnings.catch_warnings():  # multivariate and group are marked experimental
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, group=True, n_startup_trials=10)
+    if not resume:
+        return optuna.create_study(study_name=name, sampler=sampler)
+    with _study_lock():  # two runs creating the file's tables at once would collide
+        storage = optuna.storages.RDBStorage(
+            f"sqlite:///{study_file()}", engine_kwargs={"connect_args": {"timeout": SQLITE_WAIT}}
+        )
+        return optuna.create_study(study_name=name, storage=storage, sampler=sampler, load_if_exists=True)
+
+
+SQLITE_WAIT = 60  # seconds a run waits for another's write to the study file
+
+
+@contextlib.contextmanager
+def _study_lock() -> Iterator[None]:
+    """The study file to this process alone while it is opened (an advisory lock beside it)."""
+    import fcntl
+
+    with open(study_file().with_suffix(".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _descend(

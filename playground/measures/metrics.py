@@ -20,7 +20,7 @@ from playground.engine.session import RecordedCompaction
 from playground.engine.validity import OVER_WINDOW, check_calls
 from playground.measures import must_keep as must_keep_measure
 from playground.measures import quality as quality_measures
-from playground.money.cost import Pricing, cost_report
+from playground.money.cost import Pricing, cost_report, other_model
 from playground.money.pricing import PARTS
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI reports without it
@@ -223,7 +223,7 @@ def turn_table(
         "cache_served": report.served_note,
         "summaries_priced_as": report.summary_priced_as,
         # the model the user prices the replay as, where not the recorded one: recorded calls at it too
-        "priced_as_model": (pricing or Pricing()).model or None,
+        "priced_as_model": other_model(result, pricing or Pricing()) or None,
     }
     return TurnTable(rows, attrs)
 

@@ -101,6 +101,14 @@ class Pricing:
         return price, rule
 
 
+def other_model(result: ReplayResult, pricing: Pricing) -> str:
+    """The model the replay is priced as where the user chose another than the one that answered
+    the session (``--price-as``, or ``--model`` over a recorded one); "" where it is the same."""
+    priced_as = pricing.model or result.settings.model
+    recorded = result.session.recorded_model
+    return priced_as if pricing.model or (recorded and priced_as != recorded) else ""
+
+
 def _mostly_one_hour(session: Session) -> bool:
     """Whether the session wrote most of its cache to the one-hour tier (Claude Code 2.1 does)."""
     return 2 * sum(session.cache_writes_1h.values()) > sum(session.cache_writes.values())
@@ -212,8 +220,9 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         for turn, prompt, summary in summaries:
             summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary)
     breaks = _breaks(result, stack)
-    # priced as another model (the user's choice): the calls as recorded at that price too
-    recorded = recorded_calls(result, output, price, price if pricing.model else None)
+    # priced as another model than the one that answered (the user's choice): the calls as
+    # recorded at that price too, so the two compare
+    recorded = recorded_calls(result, output, price, price if other_model(result, pricing) else None)
     return CostReport(
         price,
         rule,
