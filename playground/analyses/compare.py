@@ -28,6 +28,7 @@ FIGURES = (
     Figure("peak_context_tokens", "peak context tokens"),
     Figure("distinct_facts_lost", "facts lost"),
     Figure("turns_with_facts_lost", "turns with facts lost"),
+    Figure("distinct_quotes_lost", "copied lines lost"),
     Figure("turns_with_must_keep_lost", "turns with a must-keep fact lost"),
     Figure("refetches", "re-fetches"),
     Figure("turns_with_violations", "invalid turns"),

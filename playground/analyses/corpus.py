@@ -55,6 +55,7 @@ FIGURES = (
     "cache_breaks",
     "distinct_facts_lost",
     "turns_with_facts_lost",
+    "distinct_quotes_lost",
     "refetches",
     "turns_with_violations",
     "turns_over_window",
@@ -623,6 +624,7 @@ def deltas(frame: Any, stacks: Sequence[str]) -> Any:
 # the per-session table's columns (metrics.totals names) and headings; each can order it
 SESSION_COLUMNS = {
     "distinct_facts_lost": "facts lost",
+    "distinct_quotes_lost": "copied lines lost",
     "saved_cost_pct": "cost saved %",
     "saved_usd": "$ saved",
     "saved_vs_recorded_pct": "cost saved vs recorded %",

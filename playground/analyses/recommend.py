@@ -85,6 +85,7 @@ class Budget:
     # over several sessions: the share of them in which each loss limit must hold (an invalid
     # request is a failed call, not a loss: no turn may be invalid in any session)
     percentile: float = 100.0
+    max_quotes_lost: int = 0  # lines a later reply copies from an earlier result
 
     def excess(self, figures: Mapping[str, Any]) -> list[float]:  # in the order of LIMIT_NAMES
         """How far ``figures`` (one session's totals) are over each limit; all <= 0: within."""
@@ -94,10 +95,17 @@ class Budget:
             float(figures["distinct_facts_lost"] - self.max_facts_lost),
             float(figures.get("turns_with_must_keep_lost") or 0) if self.must_keep else 0.0,
             float(figures["refetches"] - self.max_refetches) if self.max_refetches is not None else 0.0,
+            float(figures.get("distinct_quotes_lost", 0) - self.max_quotes_lost),
         ]
 
     def said(self) -> str:
-        parts = ["no invalid turn", f"at most {self.max_facts_lost:,} facts lost"]
+        parts = [
+            "no invalid turn",
+            f"at most {self.max_facts_lost:,} facts lost",
+            f"at most {self.max_quotes_lost:,} copied lines lost"
+            if self.max_quotes_lost
+            else "no copied line lost",
+        ]
         if self.must_keep:
             parts.append("no must-keep fact lost")
         if self.max_refetches is not None:
@@ -213,11 +221,27 @@ class Recommendation:
 RAW, PRESET, TRIAL, SIMPLER, SEARCH = "raw history", "preset", "trial", "simpler", "search"
 
 
+def stack_said(stack: Sequence[PolicySpec]) -> str:
+    """A stack with every value it sets: ``ToolOutputClipPolicy(max_chars=595) → …``."""
+    if not stack:
+        return "no policy (the raw history)"
+    return " → ".join(
+        f"{spec.name}({', '.join(f'{k}={_shown(v)}' for k, v in spec.params.items())})" for spec in stack
+    )
+
+
 def money(value: float, objective: str) -> str:
     return f"${value:,.4f}" if objective == "cost_usd" else f"{value:,.0f} tokens"
 
 
-LIMIT_NAMES = ("invalid_turns", "turns_over_window", "facts_lost", "must_keep_lost", "refetches")
+LIMIT_NAMES = (
+    "invalid_turns",
+    "turns_over_window",
+    "facts_lost",
+    "must_keep_lost",
+    "refetches",
+    "quotes_lost",
+)
 STRICT_LIMITS = ("invalid_turns", "turns_over_window")  # held in every session whatever the percentile
 
 

@@ -40,6 +40,7 @@ COST_AXES = {"cost_usd": "session cost ($)", "billed_context_tokens": "input tok
 LOSS_AXES = {
     "distinct_facts_lost": "facts lost",
     "turns_with_facts_lost": "turns with facts lost",
+    "distinct_quotes_lost": "copied lines lost",
     "refetches": "re-fetches",
     "turns_with_violations": "invalid turns",
 }

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from playground.analyses.recommend import Recommendation
+from playground.analyses.recommend import Recommendation, stack_said
 from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep
 from playground.charts.turns import (
     COLOURS,
@@ -201,6 +201,13 @@ def recommend_chart(answer: Recommendation) -> go.Figure:
     if not ran:
         return nothing_to_chart(figure, "No stack could run.")
     _front_line(figure, [(t.total(cost), t.total(loss)) for t in answer.front()])
+    allowed = answer.budget.max_facts_lost
+    figure.add_hline(
+        y=allowed,
+        line={"dash": "dash", "color": COLOURS["window"], "width": 1},
+        annotation_text=f"budget: {allowed:,} fact{'' if allowed == 1 else 's'} lost",
+        annotation_position="top right",
+    )
     best = answer.best
     groups = (
         ("within the budget", lambda t: t.feasible, {"color": COLOURS["compaction"], "size": 9}),
@@ -221,7 +228,7 @@ def recommend_chart(answer: Recommendation) -> go.Figure:
                 mode="markers",
                 name=name,
                 marker=marker,
-                text=[plain(t.origin) + "<br>" + " → ".join(s.name for s in t.stack) for _, t in chosen],
+                text=[plain(t.origin) + "<br>" + plain(stack_said(t.stack)) for _, t in chosen],
                 hovertemplate="%{text}<br>%{x}<br>%{y} facts lost<extra></extra>",
             )
         )

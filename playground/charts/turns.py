@@ -236,7 +236,8 @@ def removed_chart(turns: pd.DataFrame) -> go.Figure:
 
 
 def quality_chart(turns: pd.DataFrame) -> go.Figure:
-    """What the stack made the agent lose per turn: facts missing from the request, re-fetches."""
+    """What the stack made the agent lose per turn: facts missing from the request, lines a reply
+    copies that the request no longer held, re-fetches."""
     figure = empty_chart("What the agent lost")
     if turns.empty:
         return figure
@@ -250,6 +251,19 @@ def quality_chart(turns: pd.DataFrame) -> go.Figure:
             hovertemplate="turn %{x}: %{y} fact(s) lost<br>%{hovertext}<extra></extra>",
         )
     )
+    if "quotes_lost" in turns and turns["quotes_lost"].any():
+        figure.add_trace(
+            go.Bar(
+                x=turns["turn"],
+                y=turns["quotes_lost"],
+                name="copied lines lost",
+                marker_color=COLOURS["summary"],
+                hovertext=turns["lost_quotes"].map(
+                    lambda cell: "<br>".join(plain(q[:80]) for q in str(cell).split("\n")[:5])
+                ),
+                hovertemplate="turn %{x}: %{y} copied line(s) lost<br>%{hovertext}<extra></extra>",
+            )
+        )
     figure.add_trace(
         go.Bar(x=turns["turn"], y=turns["refetches"], name="re-fetches", marker_color=COLOURS["tool"])
     )

@@ -26,6 +26,14 @@ def add_command(commands: Any) -> None:
         "--max-facts-lost", type=int, default=0, metavar="N", help="facts a stack may lose (default 0)"
     )
     rec.add_argument(
+        "--max-quotes-lost",
+        type=int,
+        default=0,
+        metavar="N",
+        help="lines a later reply copies from an earlier tool result or user message (24 characters or "
+        "more) that a stack may lose (default 0)",
+    )
+    rec.add_argument(
         "--must-keep",
         action="append",
         default=[],
@@ -87,8 +95,8 @@ def run_recommend(args: argparse.Namespace) -> int:
     missing = [path for path in args.paths if not os.path.lexists(path)]
     if missing:
         raise UsageError("no such file or directory: " + ", ".join(visible(p) for p in missing))
-    if args.max_facts_lost < 0 or (args.max_refetches is not None and args.max_refetches < 0):
-        raise UsageError("--max-facts-lost and --max-refetches must be 0 or more")
+    if min(args.max_facts_lost, args.max_quotes_lost) < 0 or (args.max_refetches or 0) < 0:
+        raise UsageError("--max-facts-lost, --max-quotes-lost and --max-refetches must be 0 or more")
     if not 0 < args.percentile <= 100:  # NaN fails too
         raise UsageError("--percentile must be over 0 and at most 100")
     found, passed = sources(args.paths)
@@ -105,7 +113,9 @@ def run_recommend(args: argparse.Namespace) -> int:
         must_keep = parse_must_keep(args.must_keep, "--must-keep") if args.must_keep else ()
     except MustKeepError as error:
         raise UsageError(str(error)) from None
-    budget = Budget(args.max_facts_lost, args.must_keep_held, args.max_refetches, args.percentile)
+    budget = Budget(
+        args.max_facts_lost, args.must_keep_held, args.max_refetches, args.percentile, args.max_quotes_lost
+    )
     tty = sys.stderr.isatty()
 
     def progress(done: int, planned: int, best: Tried | None) -> None:
@@ -142,9 +152,11 @@ def report(answer: Recommendation, sessions: int) -> str:
     calls and the best preset, and what each policy does for it."""
     objective = answer.objective
     presets = sum(t.kind == PRESET for t in answer.tried)
+    searched = len(answer.tried) - presets - answer.trials - 1
     lines = [
-        f"searched {answer.trials} proposed stacks, the raw history and {presets} presets on {sessions} "
-        f"session(s) in {answer.seconds:.1f} s; budget: {answer.budget.said()}"
+        f"searched {len(answer.tried):,} stacks on {sessions} session(s) in {answer.seconds:.1f} s: the raw "
+        f"history, {presets} presets, {searched:,} from the grid and the local search (presets less a "
+        f"policy among them), {answer.trials} proposed by the sampler; budget: {answer.budget.said()}"
     ]
     if answer.stopped_said():
         lines.append(answer.stopped_said())
@@ -164,13 +176,14 @@ def report(answer: Recommendation, sessions: int) -> str:
         (f"best preset: {preset.origin}" if preset else "best preset", preset),
     ]
     width = max(len(label) for label, _ in rows)
-    lines.append(f"  {'':{width}}  {'cost':>12}  facts lost")
+    lines.append(f"  {'':{width}}  {'cost':>12}  facts lost  copied lines lost")
     for label, tried in rows:
         if tried is None:
             lines.append(f"  {label:{width}}  none within the budget")
             continue
         cost = money(tried.total(objective) or 0.0, objective)
-        lines.append(f"  {label:{width}}  {cost:>12}  {tried.total('distinct_facts_lost') or 0:,.0f}")
+        facts, quotes = tried.total("distinct_facts_lost") or 0, tried.total("distinct_quotes_lost") or 0
+        lines.append(f"  {label:{width}}  {cost:>12}  {facts:>10,.0f}  {quotes:>17,.0f}")
     recorded = [s.get("recorded_cost_usd") for s in best.sessions]
     if objective == "cost_usd" and recorded and all(r is not None for r in recorded):
         lines.append(f"  as recorded (what the agent sent): {money(sum(recorded), objective)}")
@@ -189,6 +202,7 @@ def as_data(answer: Recommendation) -> dict[str, Any]:
             "stopped": t.stopped,
             "cost": t.total(answer.objective),
             "facts_lost": t.total("distinct_facts_lost"),
+            "quotes_lost": t.total("distinct_quotes_lost"),
             "sessions": [dict(s) for s in t.sessions],
         }
 

@@ -170,6 +170,8 @@ def turn_table(
             "refetches": len(quality[turn.number].refetched),
             "facts_lost": len(quality[turn.number].lost_facts),
             "lost_facts": "; ".join(quality[turn.number].lost_facts),
+            "quotes_lost": len(quality[turn.number].lost_quotes),
+            "lost_quotes": "\n".join(quality[turn.number].lost_quotes),  # lines: no line break in one
             "standing_rules_lost": int(quality[turn.number].standing_rules_lost),
         }
         row.update(
@@ -407,6 +409,10 @@ def totals(turns: TurnTable | pd.DataFrame) -> dict[str, float | int]:
         "refetches": total("refetches"),
         "turns_with_facts_lost": turns_with("facts_lost"),
         "distinct_facts_lost": distinct("lost_facts"),
+        "turns_with_quotes_lost": turns_with("quotes_lost"),
+        "distinct_quotes_lost": len(
+            {q for cell in column("lost_quotes") for q in str(cell).split("\n") if q}
+        ),
         "turns_standing_rules_lost": total("standing_rules_lost"),
         "turns_with_must_keep_lost": turns_with("must_keep_lost"),
         "distinct_must_keep_lost": distinct("lost_must_keep"),

@@ -1,4 +1,10 @@
-"""What a stack made the agent lose, per turn: re-fetches, reference loss, standing rules lost.
+"""What a stack made the agent lose, per turn: re-fetches, reference loss, copied lines lost,
+standing rules lost.
+
+A *copied line* is a line of at least ``QUOTE_CHARS`` characters that a reply writes verbatim
+from an earlier tool result or user message (an Edit's ``old_string`` copied from a file the
+agent read, an error line quoted): a request that no longer holds it would have left the agent
+unable to copy it.
 
 Tokens saved is half of the honest metric; this is the other half. Computed from a
 replay's result (after it, not inside it), so a replay stays close to tokenizing once.
@@ -17,7 +23,7 @@ import numpy as np
 from playground.engine.replay import ReplayResult, Turn
 from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
-from playground.measures.fact_index import FactFinder
+from playground.measures.fact_index import NONE, FactFinder
 from policies.facts import facts_of_text
 from policies.messages import ORIGINAL, Message, said, said_parts
 
@@ -28,6 +34,22 @@ class TurnQuality:
     refetched: tuple[str, ...]  # calls repeated because their earlier result was gone
     lost_facts: tuple[str, ...]  # facts the reply uses, seen earlier, absent from the request
     standing_rules_lost: bool
+    lost_quotes: tuple[str, ...] = ()  # lines the reply copies from an earlier result, absent
+
+
+QUOTE_CHARS = 24  # a line this long copied verbatim is no coincidence
+
+
+def quotes_of_reply(parts: list[str]) -> list[str]:
+    """The lines of a reply (its text and each call's arguments, decoded) long enough to be
+    copied rather than written: each once, stripped of the indentation around it."""
+    found: dict[str, None] = {}
+    for part in parts:
+        for line in part.splitlines():
+            line = line.strip()
+            if len(line) >= QUOTE_CHARS:
+                found[line] = None
+    return list(found)
 
 
 def call_key(name: str, arguments: str) -> tuple[str, str]:
@@ -62,6 +84,8 @@ class _SessionFacts:
     """What the quality pass needs from a session whatever the stack: computed once per session."""
 
     reply_facts: dict[int, tuple[int, ...]]  # raw index of a reply -> its facts, in order
+    reply_quotes: dict[int, tuple[int, ...]]  # raw index of a reply -> its long lines (as facts)
+    copied_from: list[int]  # per fact: the first tool result or user message holding it
     finder: FactFinder
     raw_held: list[np.ndarray]  # per raw message: the reply facts it holds (FactFinder.held)
     first_seen: list[int]  # per fact: the first raw message holding it (len(raw) for none)
@@ -77,13 +101,15 @@ def _session_facts(session: Session) -> _SessionFacts:
     if known is not None:
         return known
     raw = session.messages
-    texts, replies = [], {}
+    texts, replies, lines = [], {}, {}
     for i, m in enumerate(raw):
         parts = said_parts(m)  # a call's arguments decoded once, for its facts and its text
         texts.append(" ".join(parts))
         if m.role == "assistant":
             replies[i] = facts_of_reply(parts)
-    finder = FactFinder(fact for facts in replies.values() for fact in facts)
+            lines[i] = quotes_of_reply(parts)
+    wanted = (fact for found in (*replies.values(), *lines.values()) for fact in found)
+    finder = FactFinder(wanted)
     ids = {fact: i for i, fact in enumerate(finder.facts)}
     # a text read again (the same file, the same output) is searched once
     by_text: dict[str, np.ndarray] = {}
@@ -94,8 +120,13 @@ def _session_facts(session: Session) -> _SessionFacts:
             held = by_text[text] = finder.held(text)
         raw_held.append(held)
     first_seen = _first_seen(raw_held, len(finder.facts))
+    sources = [h if m.role in ("tool", "user") else NONE for h, m in zip(raw_held, raw, strict=True)]
+    copied_from = _first_seen(sources, len(finder.facts))
     reply_facts = {i: tuple(ids[f] for f in facts) for i, facts in replies.items()}
-    known = _SessionFacts(reply_facts, finder, raw_held, first_seen, calls_and_earlier_results(raw))
+    reply_quotes = {i: tuple(ids[q] for q in quotes) for i, quotes in lines.items()}
+    known = _SessionFacts(
+        reply_facts, reply_quotes, copied_from, finder, raw_held, first_seen, calls_and_earlier_results(raw)
+    )
     _SESSIONS[id(session)] = known
     weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
     return known
@@ -191,4 +222,9 @@ def _turn(turn: Turn, facts: _SessionFacts, holders: np.ndarray, intact: dict[in
         if facts.first_seen[fact] < turn.reply_index and not holders[fact]
     )
     standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)
-    return TurnQuality(turn.number, refetched, lost, standing_lost)
+    quotes = tuple(
+        facts.finder.facts[quote]
+        for quote in facts.reply_quotes[turn.reply_index]
+        if facts.copied_from[quote] < turn.reply_index and not holders[quote]
+    )
+    return TurnQuality(turn.number, refetched, lost, standing_lost, quotes)

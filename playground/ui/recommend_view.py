@@ -21,6 +21,7 @@ from playground.analyses.recommend import (
     Tried,
     money,
     recommend,
+    stack_said,
 )
 from playground.analyses.sweep import default_workers
 from playground.charts.compare import recommend_chart
@@ -117,7 +118,19 @@ def show(
         disabled=not facts,
         help="Declare must-keep facts in the sidebar; off, losing one is shown but allowed.",
     )
-    budget = Budget(int(lost), bool(held), None if refetches is None else int(refetches))
+    quotes = state.lasting(
+        cols[2].number_input,
+        "Copied lines it may lose",
+        key="recommend_quotes",
+        default=0,
+        min_value=0,
+        step=1,
+        help="Lines of 24 characters or more that a later reply copies from an earlier tool result or user "
+        "message (an edit's old text, an error quoted): lost where the request no longer holds them.",
+    )
+    budget = Budget(
+        int(lost), bool(held), None if refetches is None else int(refetches), max_quotes_lost=int(quotes)
+    )
     st.caption(f"Budget: {budget.said()}" + (f" ({len(facts)} declared)" if facts else "") + ".")
     job: RecommendJob | None = st.session_state["recommend_job"]
     if job is not None and job.session != session.content_hash:  # another session: another answer
@@ -159,8 +172,7 @@ def _answer(job: RecommendJob) -> None:
         st.success("The raw history is the answer: no stack tried is cheaper within the budget.")
     else:
         st.success(
-            f"**Recommended** ({escape_markdown(best.origin)}): "
-            + escape_markdown(" → ".join(s.name for s in best.stack))
+            f"**Recommended** ({escape_markdown(best.origin)}): " + escape_markdown(stack_said(best.stack))
         )
         st.button(
             "Load it into the editor", on_click=_load, args=(best,), key="recommend_load", type="primary"
@@ -170,8 +182,13 @@ def _answer(job: RecommendJob) -> None:
         [
             {
                 "stack": label if tried is None or label != "best preset" else f"best preset: {tried.origin}",
-                "cost": None if tried is None else money(tried.total(objective) or 0.0, objective),
-                "facts lost": None if tried is None else int(tried.total("distinct_facts_lost") or 0),
+                "cost": "no preset within the budget"
+                if tried is None
+                else money(tried.total(objective) or 0.0, objective),
+                "facts lost": "" if tried is None else f"{tried.total('distinct_facts_lost') or 0:,.0f}",
+                "copied lines lost": ""
+                if tried is None
+                else f"{tried.total('distinct_quotes_lost') or 0:,.0f}",
             }
             for label, tried in rows
         ]
@@ -181,6 +198,8 @@ def _answer(job: RecommendJob) -> None:
         table.loc[len(table)] = {
             "stack": "as recorded (what the agent sent)",
             "cost": money(sum(recorded), objective),
+            "facts lost": "",
+            "copied lines lost": "",
         }
     st.dataframe(table, hide_index=True, key="recommend_table")
     why = answer.why()
@@ -189,10 +208,12 @@ def _answer(job: RecommendJob) -> None:
             "**Why it wins**, each policy against the stack without it:\n\n"
             + "\n".join(f"- {escape_markdown(line)}" for line in why)
         )
+    ran = sum(t.ran for t in answer.tried)
     st.caption(
-        f"{len(answer.tried)} stacks tried in {answer.seconds:.1f} s ({answer.trials} proposed"
+        f"{len(answer.tried)} stacks tried in {answer.seconds:.1f} s ({answer.trials} proposed by the sampler"
         + (f"; {answer.stopped_said()}" if answer.stopped_said() else "")
-        + ")."
+        + f"). The chart draws the {ran:,} that ran to the end (stacks of the same figures share a point); "
+        "one stopped early has no losses to draw."
     )
     st.plotly_chart(
         recommend_chart(answer),

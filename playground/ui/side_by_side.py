@@ -164,6 +164,15 @@ def show(replayed: Replayed) -> None:
             + escape_markdown(", ".join(lost))
             + ". They are marked where they were in the raw history."
         )
+    quotes = tuple(q for q in str(row.get("lost_quotes", "")).split("\n") if q)
+    if quotes:
+        shown = "; ".join(q if len(q) <= 80 else q[:79] + "…" for q in quotes[:5])
+        st.warning(
+            f"The recorded reply at this turn copies {len(quotes)} line(s) from an earlier result that the "
+            f"request no longer held: {escape_markdown(shown)}"
+            + (f" and {len(quotes) - 5} more" if len(quotes) > 5 else "")
+            + ". They are marked where they were in the raw history."
+        )
     for violation in turn.violations:
         st.error(f"Provider would reject this request: {escape_markdown(violation)}")
     st.html(_legend())
@@ -171,7 +180,7 @@ def show(replayed: Replayed) -> None:
     raw = raw_fates(result, turn)
     sent = request_fates(result, turn)
     left.markdown(f"**Raw history** ({len(raw)} messages)")
-    left.html("".join(_card(p, lost) for p in raw))  # HTML, never markdown: text shows as written
+    left.html("".join(_card(p, lost + quotes) for p in raw))  # HTML, never markdown: text shows as written
     right.markdown(f"**Compiled context sent** ({len(sent)} messages)")
     cards = [_card(p, show_source=True) for p in sent]
     broken_at = row["cache_break_at"]

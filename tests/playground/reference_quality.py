@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from playground.engine.replay import ReplayResult, Turn
 from playground.engine.validity import STANDING_RULES
-from playground.measures.quality import TurnQuality, call_key
+from playground.measures.quality import TurnQuality, call_key, quotes_of_reply
 from policies.facts import extract_facts
-from policies.messages import ORIGINAL, said
+from policies.messages import ORIGINAL, said, said_parts
 
 
 def results_of(raw) -> dict[tuple[str, str], list[int]]:
@@ -55,4 +55,11 @@ def _turn(result, turn: Turn, raw, raw_text, starts, results_of) -> TurnQuality:
         if -1 < raw_text.find(fact) < before and fact not in context_text
     )
     standing_lost = any(v.rule == STANDING_RULES for v in turn.violations)
-    return TurnQuality(turn.number, tuple(refetched), lost, standing_lost)
+    # a long line the reply writes that an earlier tool result or user message held
+    sources = [said(m) for m in raw[: turn.reply_index] if m.role in ("tool", "user")]
+    quotes = tuple(
+        line
+        for line in quotes_of_reply(said_parts(reply))
+        if any(line in text for text in sources) and not any(line in said(m) for m in request)
+    )
+    return TurnQuality(turn.number, tuple(refetched), lost, standing_lost, quotes)

@@ -79,7 +79,12 @@ def test_csv_equals_the_library_figures(real_session_path, tmp_path):
     config, session = default_config(), read_path(real_session_path)[0]
     expected = turns_frame(replay(session, config.stack, config.settings_for(session)))
     written = pd.read_csv(out)
-    for column in ("lost_facts", "cache_break_policy", "lost_must_keep"):  # CSV reads "" as missing
+    for column in (
+        "lost_facts",
+        "lost_quotes",
+        "cache_break_policy",
+        "lost_must_keep",
+    ):  # CSV reads "" as missing
         written[column] = written[column].astype(object).fillna("")
     pd.testing.assert_frame_equal(written, expected, check_dtype=False)
 
