@@ -768,12 +768,35 @@ def test_recommend_a_stack_see_progress_load_it_into_the_editor_and_export_it(pa
     answer = page.get_by_text(re.compile(r"^Recommended \("))
     expect(answer).to_be_visible(timeout=120_000)
     expect(page.get_by_text("Why it wins", exact=False)).to_be_visible()
-    stack = answer.inner_text().rsplit("): ", 1)[1].split(" → ")
+    # every value of the answer is said: Name(param=value, ...) → ...
+    said = answer.inner_text().split("): ", 1)[1]
+    parts = re.findall(r"(\w+Policy)\(([^)]*)\)", said)
+    assert parts and " → ".join(f"{n}({v})" for n, v in parts) == said
+    stack = [name for name, _ in parts]
+    values = {
+        (name, key): value.replace(",", "")
+        for name, args in parts
+        for key, value in (pair.split("=", 1) for pair in args.split(", ") if pair)
+    }
+    assert values, "the answer names no value"
+    # the budget is drawn on the chart of every stack tried
+    chart = page.locator(".st-key-recommend_chart")
+    chart.scroll_into_view_if_needed()
+    expect(chart.get_by_text("budget: 0 facts lost")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"The chart draws the \d+ that ran to the end"))).to_be_visible()
     page.get_by_role("button", name="Load it into the editor").click()
     idle(page)
     expect(page.get_by_text("From recommendation", exact=False)).to_be_visible()
     expanders = page.get_by_test_id("stMain").get_by_test_id("stExpander").all_inner_texts()
     assert [n for n in stack if any(n in e for e in expanders)] == stack  # the editor holds the answer
+    from urllib.parse import parse_qs, urlparse
+
+    from playground.stacks.config import config_at
+
+    page.wait_for_function("() => new URL(location.href).searchParams.get('stack') !== null")
+    loaded = config_at(parse_qs(urlparse(page.url).query)["stack"][0])  # the stack the page now holds
+    held = {(spec.name, key): str(value) for spec in loaded.stack for key, value in spec.params.items()}
+    assert {k: held.get(k) for k in values} == values  # with every value the answer said
     page.get_by_role("tab", name="Export").click()
     idle(page)
     _choose(page, "Framework", "pyagentic (Python)")
