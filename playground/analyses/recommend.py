@@ -2,17 +2,19 @@
 
 The search space is stacks built from a set of policies in an order that makes sense
 (clipping each result, then clearing or evicting old ones, then a window, then compaction),
-each parameter over the range its ``Param`` declares (log scale where it spans orders of
-magnitude); every preset of those policies, and the raw history, are tried as they are. The
+each parameter over a grid (``grid``: a log scale from its default, 0 its own value). The
 objective is the session's dollars with prompt caching, summaries included (input tokens
 billed where no price is known); the constraints are the budget: no invalid turn, no
-must-keep fact lost, facts lost and re-fetches within their limits. Optuna's TPE sampler
-searches it (seeded, constraint-aware); trials run in batches, in worker processes when
-asked, and the study is kept in SQLite in the cache folder so a run can be extended. A trial
-is priced turn by turn as it replays (``RunningCost``) and stopped once it already costs more
-than the best stack within the budget so far: it cannot be the answer (the sampler learns it
-as pruned). Over several sessions the cost is their total and each constraint must hold in
-every one, or each loss limit in the share of them the budget's ``percentile`` names.
+must-keep fact lost, facts lost, copied lines lost and re-fetches within their limits.
+
+The search is deterministic first (the raw history, the presets, each policy alone over its
+grid, pairs and triples of the best, a local search by halving and doubling each value), then
+Optuna's TPE sampler (seeded, constraint-aware) is told all of that and proposes more; its
+study lives in memory, or in SQLite with ``resume``. A stack is priced turn by turn as it
+replays (``RunningCost``) and stopped once it already costs more than the best stack within
+the budget so far: it cannot be the answer (the sampler learns it as pruned, at its projected
+cost). Over several sessions the cost is their total and each constraint must hold in every
+one, or each loss limit in the share of them the budget's ``percentile`` names.
 """
 
 from __future__ import annotations
