@@ -12,13 +12,12 @@ earliest call of that name still open. ``invoke_agent`` spans the run.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, label_of
+from playground.formats.builder import SessionBuilder, arguments_text, as_dict, label_of, reported_cost
 from playground.formats.json_text import bounds_error, loads
 from policies.messages import ToolCall
 
@@ -54,8 +53,9 @@ def read(data: dict, file: str) -> list[Session]:
             calls = _reply(builder, attributes, span, n, model)
             open_calls += calls
             call_cost = [attributes.get(f"gen_ai.usage.{k}_cost") for k in ("input", "output")]
-            if all(_amount(c) for c in call_cost):
-                cost, priced = cost + sum(call_cost), priced + 1
+            amounts = [reported_cost(c) for c in call_cost]
+            if all(a is not None for a in amounts):
+                cost, priced = cost + sum(amounts), priced + 1
         elif operation == "execute_tool":
             name = attributes.get("gen_ai.tool.name")
             answered = next((c for c in open_calls if c.name == name), None)
@@ -134,9 +134,3 @@ def _text(value: Any) -> str:
 
 def _number(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
-def _amount(value: Any) -> bool:
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
-    )

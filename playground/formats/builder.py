@@ -32,6 +32,14 @@ def label_of(value: Any) -> str:
     return kind_of(value)
 
 
+def reported_cost(value: Any) -> float | None:
+    """A bill a file records in dollars (an agent's own ``cost``): a finite number, not
+    negative; None for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value)
+    return None
+
+
 def as_list(value: Any) -> list:
     """A field a reader iterates: the list, or nothing when a file holds anything else there."""
     return value if isinstance(value, list) else []

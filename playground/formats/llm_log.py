@@ -11,13 +11,12 @@ ends, so every call is a turn with its own usage.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import openai_chat
-from playground.formats.builder import as_dict, as_list
+from playground.formats.builder import as_dict, as_list, reported_cost
 
 FORMAT = "LLM completion log"
 
@@ -62,7 +61,8 @@ def read(data: Any, file: str) -> list[Session]:
             messages[index]["extra"] = {"timestamp": log["timestamp"]}
     session = openai_chat.read(messages, file, _name(last, file), tools=last.get("tools"))
     costs = [log.get("cost") for log in calls.values()]
-    reported = sum(costs) if costs and all(_amount(c) for c in costs) else None
+    amounts = [reported_cost(c) for c in costs]
+    reported = sum(amounts) if amounts and None not in amounts else None
     return [
         replace(
             session,
@@ -101,9 +101,3 @@ def _name(log: dict, file: str) -> str:
     model = as_dict(log.get("response")).get("model")
     stem = file.rsplit("/", 1)[-1] or "LLM calls"
     return f"{stem} · {model}"[:200] if isinstance(model, str) else stem[:200]
-
-
-def _amount(value: Any) -> bool:
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
-    )

@@ -9,13 +9,12 @@ does not.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats import openai_chat
-from playground.formats.builder import as_dict
+from playground.formats.builder import as_dict, reported_cost
 
 FORMAT = "mini-swe-agent trajectory"
 
@@ -49,7 +48,7 @@ def read(data: dict, file: str) -> list[Session]:
                 )
             )
     cost = as_dict(info.get("model_stats")).get("instance_cost")
-    reported = float(cost) if _amount(cost) else None
+    reported = reported_cost(cost)
     return [
         replace(
             session,
@@ -59,10 +58,3 @@ def read(data: dict, file: str) -> list[Session]:
             warnings=(*session.warnings, *notes),
         )
     ]
-
-
-def _amount(value: Any) -> bool:
-    """A bill the file records: a finite number of dollars, not negative."""
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
-    )

@@ -11,7 +11,6 @@ SWE-agent's short names (``SHORTCUTS``).
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import replace
@@ -20,7 +19,7 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats import openai_chat
-from playground.formats.builder import as_dict, as_list
+from playground.formats.builder import as_dict, as_list, reported_cost
 
 FORMAT = "SWE-agent trajectory"
 # SWE-agent 0.x's own names for the models it ran (sweagent/agent/models.py, its SHORTCUTS and
@@ -81,7 +80,7 @@ def read(data: dict, file: str) -> list[Session]:
             ReadWarning("", "the model is not named (neither the run's folder nor an args.yaml beside it)")
         )
     cost = stats.get("instance_cost")
-    reported = float(cost) if _amount(cost) else None
+    reported = reported_cost(cost)
     return [
         replace(
             session,
@@ -113,9 +112,3 @@ def _model(file: str) -> str:
 def _named(name: str) -> str:
     name = name[:200]
     return SHORTCUTS.get(name, name)
-
-
-def _amount(value: Any) -> bool:
-    return (
-        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
-    )
