@@ -36,6 +36,7 @@ from playground.ui.text import escape_markdown
 
 _RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
 APP_TRIALS = 40  # the tab's default: a minute or less on a long session
+SEARCHED = 150  # about as many stacks as the search tries before the sampler: the first "of N"
 
 
 @dataclass(kw_only=True)
@@ -74,8 +75,10 @@ def show(
 ) -> None:
     st.caption(
         "Searches for the cheapest stack that stays within your budget on this session: the raw "
-        "history and every preset as they are, then stacks an Optuna sampler proposes. Each is a "
-        "whole replay with prompt caching priced, stopped early once it costs more than the best so far."
+        "history and every preset, each policy alone over a log grid of its values, pairs of the best, "
+        "a local search that halves and doubles each value, then the stacks an Optuna sampler proposes. "
+        "Each is a whole replay with prompt caching priced, stopped early once it costs more than the "
+        "best so far."
     )
     cols = st.columns(4)
     lost = state.lasting(
@@ -139,7 +142,7 @@ def show(
     if st.button(
         "Recommend a stack", type="primary", disabled=job is not None and job.running, key="recommend_run"
     ):
-        new = RecommendJob(session=session.content_hash, planned=int(trials))
+        new = RecommendJob(session=session.content_hash, planned=int(trials) + SEARCHED)
         args = (new, session, settings, budget, pricing, facts, framework, int(trials), int(seed))
         if background.start(new, lambda: _search(*args), _RUNNING, RecommendError, "search"):
             st.session_state["recommend_job"] = job = new
