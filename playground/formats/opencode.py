@@ -87,7 +87,7 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[tuple[ToolCall, str]] = []
-    stamped: list[bool] = []
+    replies: list[int] = []  # the raw index of each step's reply, in this message
 
     def emit(tokens: dict | None) -> None:
         if not (texts or thoughts or calls):
@@ -109,9 +109,10 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
             cache_write=written,
             output=None if output is None else output + (reasoning or 0),
             model=model,
-            time=builder.reply_time_ms(as_dict(info.get("time")).get("created")) if not stamped else None,
+            # the message's time goes with its first step
+            time=builder.reply_time_ms(as_dict(info.get("time")).get("created")) if not replies else None,
         )
-        stamped.append(True)  # the message's time goes with its first step
+        replies.append(len(builder.messages) - 1)
         for call, result in calls:
             builder.add("tool", result, tool_call_ids=(call.id,))
         texts.clear(), thoughts.clear(), calls.clear()
@@ -131,6 +132,15 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
             emit(part.get("tokens") if isinstance(part.get("tokens"), dict) else None)
         elif kind != "step-start":
             passed[label_of(kind)] += 1
-    if texts or thoughts or calls:  # a step with no step-finish: the file ends mid-step
-        builder.warn(builder.where, "a step with no step-finish: read without its usage")
-        emit(None)
+    if texts or thoughts or calls:  # a step with no step-finish (aborted, or the file ends mid-step)
+        if replies:
+            # no call opencode counts: what it holds goes on with the message's last finished step
+            builder.warn(builder.where, "a step with no step-finish: joined to the step before it, no call")
+            builder.join_last(
+                "\n".join(texts), tuple(c for c, _ in calls), "\n".join(thoughts), index=replies[-1]
+            )
+            for call, result in calls:
+                builder.add("tool", result, tool_call_ids=(call.id,))
+        else:
+            builder.warn(builder.where, "a step with no step-finish: read without its usage")
+            emit(None)

@@ -308,3 +308,36 @@ def test_an_openhands_v1_conversation_with_its_system_prompt_user_turn_and_repli
     assert session.turns == 2 and len(session.messages[2].tool_calls) == 2  # one response, two actions
     assert session.name == "fix the bug"
     _replays_clean(session)
+
+
+def test_an_opencode_step_with_no_step_finish_after_a_finished_one_is_no_call_of_its_own():
+    """opencode counts a call per step-finish: an aborted last step (no step-finish) goes on
+    with the message's step before it, its text kept, no turn of its own."""
+
+    def finish(n: int) -> dict:
+        return {
+            "type": "step-finish",
+            "tokens": {"input": n, "output": 5, "reasoning": 0, "cache": {"read": 0, "write": 0}},
+        }
+
+    export = {
+        "info": {"id": "ses_1", "title": "t"},
+        "messages": [
+            {"info": {"id": "m1", "role": "user"}, "parts": [{"type": "text", "text": "go"}]},
+            {
+                "info": {"id": "m2", "role": "assistant", "modelID": "claude-sonnet-4-5"},
+                "parts": [
+                    {"type": "step-start"},
+                    {"type": "text", "text": "one"},
+                    finish(100),
+                    {"type": "step-start"},
+                    {"type": "text", "text": "two, cut off"},
+                ],
+            },
+        ],
+    }
+    (session,) = read_bytes(json.dumps(export).encode(), "opencode.json")
+    step_finishes = sum(p["type"] == "step-finish" for m in export["messages"] for p in m["parts"])
+    assert session.turns == step_finishes == 1
+    assert "two, cut off" in session.messages[1].content
+    assert any("joined to the step before it" in str(w) for w in session.warnings)
