@@ -102,8 +102,8 @@ def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None
         raise TranscriptError(file, "", "the file is empty")
     if compressed.is_compressed(data):  # a rollout Codex compressed (.jsonl.zst), a gzipped log
         data = compressed.unpack(data, file)
-    if data.startswith(inspect_ai.ZIP_MAGIC):  # a zip: Inspect AI's .eval logs are the zips we read
-        sessions = inspect_ai.read_eval(data, file)
+    if data.startswith(inspect_ai.ZIP_MAGIC):  # a zip: Inspect AI's .eval logs, OpenHands conversations
+        sessions = _read_zip(data, file)
         check_sessions(len(sessions), file)
         return sessions
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_utf16(data):
@@ -129,6 +129,20 @@ def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None
             sessions = _agent_log_past_bad_lines(text, file, error)
     check_sessions(len(sessions), file)  # whatever the reader, a file's sessions are bounded
     return sessions
+
+
+def _read_zip(data: bytes, file: str) -> list[Session]:
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+    except zipfile.BadZipFile as error:
+        raise TranscriptError(file, "", f"a zip archive that cannot be read ({error})") from None
+    if openhands_v1.is_conversation_zip(names):
+        return openhands_v1.read_zip(data, file)
+    return inspect_ai.read_eval(data, file)
 
 
 def _agent_log_past_bad_lines(text: str, file: str, error: TranscriptError) -> list[Session]:

@@ -137,12 +137,12 @@ FORMATS = (
     ),
     Format(
         "OpenHands V1 (software-agent-sdk)",
-        "a conversation folder (`base_state.json`, `events/event-*.json`) or its events as JSONL",
+        "a conversation folder (`base_state.json`, `events/event-*.json`), a zip of one, or its events as JSONL",
         "one turn per `llm_response_id` (its actions joined), observations, rejections and errors as results, "
         "the system prompt, user and agent messages; each call's usage from the growth of the `stats` updates; "
         "`Condensation` as a recorded compaction; the model from the stats or `base_state.json`",
-        "other state updates and event kinds (counted); a zip of a conversation (unpack it)",
-        "real: the SDK's /goal events fixture (as JSONL and as a folder)",
+        "other state updates and event kinds (counted)",
+        "real: the SDK's /goal events fixture (as JSONL, as a folder and as a zip)",
     ),
     Format(
         "OpenHands / LiteLLM completion logs",

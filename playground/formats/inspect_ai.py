@@ -18,7 +18,7 @@ from typing import Any
 
 from playground.engine.session import Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
-from playground.formats.json_text import parse_json
+from playground.formats.json_text import zip_member
 from playground.limits import LIMITS, over
 from policies.messages import ToolCall
 
@@ -53,7 +53,7 @@ def read_eval(data: bytes, file: str) -> list[Session]:
             raise TranscriptError(
                 file, "", "a zip archive, but not an Inspect AI .eval log (no header.json and samples/)"
             )
-        header = _member(archive, "header.json", file)
+        header = zip_member(archive, "header.json", file)
         task = (
             str(as_dict(header.get("eval")).get("task") or "inspect")[:80]
             if isinstance(header, dict)
@@ -66,23 +66,11 @@ def read_eval(data: bytes, file: str) -> list[Session]:
                 raise TranscriptError(
                     file, name, str(over("max_archive_bytes", "the samples inflate past it"))
                 )
-            sample = _member(archive, name, file)
+            sample = zip_member(archive, name, file)
             if not isinstance(sample, dict):
                 raise TranscriptError(file, name, "a sample that is not an object")
             sessions.append(_sample(sample, f"{file}:{name}", task))
         return sessions
-
-
-def _member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
-    info = archive.getinfo(name)
-    if info.file_size > LIMITS.max_file_bytes:
-        raise TranscriptError(file, name, str(over("max_file_bytes", f"{info.file_size:,} bytes")))
-    with archive.open(name) as handle:
-        raw = handle.read(LIMITS.max_file_bytes + 1)
-    try:
-        return parse_json(raw.decode("utf-8"), f"{file}:{name}")
-    except UnicodeDecodeError:
-        raise TranscriptError(file, name, "not UTF-8 text") from None
 
 
 def _sample(sample: dict, file: str, task: str) -> Session:

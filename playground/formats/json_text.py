@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import zipfile
 from itertools import accumulate
 from typing import Any
 
@@ -119,3 +120,16 @@ def _reason(error: json.JSONDecodeError) -> str:
     if error.pos >= len(error.doc.rstrip()) or error.msg.startswith("Unterminated"):
         return f"{reason} (the file looks truncated)"
     return reason
+
+
+def zip_member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
+    """A JSON file inside a zip archive, read under the same bounds as a file on its own."""
+    info = archive.getinfo(name)
+    if info.file_size > LIMITS.max_file_bytes:
+        raise TranscriptError(file, name, str(over("max_file_bytes", f"{info.file_size:,} bytes")))
+    with archive.open(name) as handle:
+        raw = handle.read(LIMITS.max_file_bytes + 1)
+    try:
+        return parse_json(raw.decode("utf-8"), f"{file}:{name}")
+    except UnicodeDecodeError:
+        raise TranscriptError(file, name, "not UTF-8 text") from None

@@ -14,11 +14,15 @@ last one where replies came before it unbilled). The model is the stats' or ``ba
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections import Counter
 from typing import Any
 
-from playground.engine.session import RecordedCompaction, Session
+from playground.engine.session import RecordedCompaction, Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from playground.formats.json_text import zip_member
+from playground.limits import LIMITS, over
 from policies.messages import ToolCall
 
 FORMAT = "OpenHands conversation"
@@ -185,3 +189,27 @@ def _result(event: dict) -> str:
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def is_conversation_zip(names: list[str]) -> bool:
+    """Whether a zip's members are a conversation folder: ``base_state.json`` or ``events/``."""
+    return any(n.rsplit("/", 1)[-1] == "base_state.json" or _is_event_file(n) for n in names)
+
+
+def _is_event_file(name: str) -> bool:
+    folder, _, base = name.rpartition("/")
+    return (folder == "events" or folder.endswith("/events")) and base.endswith(".json")
+
+
+def read_zip(data: bytes, file: str) -> list[Session]:
+    """A zip of one conversation folder, its event files read under the archive's bounds."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        events = sorted(n for n in names if _is_event_file(n))[: LIMITS.max_messages]
+        total = sum(archive.getinfo(n).file_size for n in events)
+        if total > LIMITS.max_archive_bytes:
+            raise TranscriptError(file, "", str(over("max_archive_bytes", "the events inflate past it")))
+        state = next((n for n in names if n.rsplit("/", 1)[-1] == "base_state.json"), None)
+        base = zip_member(archive, state, file) if state else None
+        items = [zip_member(archive, n, file) for n in events]
+    return read(items, file, base if isinstance(base, dict) else None)

@@ -341,3 +341,18 @@ def test_an_opencode_step_with_no_step_finish_after_a_finished_one_is_no_call_of
     assert session.turns == step_finishes == 1
     assert "two, cut off" in session.messages[1].content
     assert any("joined to the step before it" in str(w) for w in session.warnings)
+
+
+def test_a_zip_of_an_openhands_v1_conversation_reads_as_its_folder_does(tmp_path):
+    import zipfile
+
+    events = [json.loads(line) for line in OH_EVENTS.read_text().splitlines()]
+    archive = tmp_path / "conversation.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("abc123/base_state.json", json.dumps({"agent": {"llm": {"model": "gpt-4o-mini"}}}))
+        for n, event in enumerate(events):
+            out.writestr(f"abc123/events/event-{n:05d}-{event['id']}.json", json.dumps(event))
+    (zipped,) = read_path(archive)
+    (jsonl,) = read_path(OH_EVENTS)
+    assert zipped.format == "OpenHands conversation" and zipped.usage == jsonl.usage
+    assert [m.content for m in zipped.messages] == [m.content for m in jsonl.messages]
