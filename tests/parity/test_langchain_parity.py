@@ -234,3 +234,33 @@ def test_the_scaled_count_is_langchains(session):
         assert langchain_scaled_count(counts[:end][reversed_part], totals[:end][reversed_part]) == (
             count_tokens_approximately(converted[:end][::-1], use_usage_metadata_scaling=True)
         )
+
+
+def test_a_summary_longer_than_what_it_replaces_is_written_as_langchain_writes_it():
+    """Issue 47, 1: system, "Hi!", "Hello.", "Change my flight.", "Done." with a trigger of 3
+    messages and 1 kept: LangChain summarizes before "Done." and sends the summary then "Change
+    my flight."; the playground did not (its summary was longer than the two messages it replaced)."""
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+    from tests.builders import make_session
+
+    session = make_session(
+        Message(role="system", content="You are a travel agent."),
+        Message(role="user", content="Hi!"),
+        Message(role="assistant", content="Hello."),
+        Message(role="user", content="Change my flight."),
+        Message(role="assistant", content="Done."),
+    )
+    stack = [PolicySpec("LangChainSummarizationPolicy", {"trigger_messages": 3, "keep_value": 1})]
+    result = replay(session, stack, Settings())
+    assert not [e for e in result.events if e.action == "summary_failed"]
+    last = result.turns[-1].context  # the working context: the system prompt is pinned apart
+    assert last[0].content.startswith("Here is a summary of the conversation to date:\n\n")
+    assert [m.content for m in last[1:]] == ["Change my flight."]
+    pinned = len(standing_rules(session.messages))
+    # LangChain's own middleware on the same state cuts at the same message
+    model = FakeListChatModel(responses=["unused"], profile={"max_input_tokens": 128_000})
+    middleware = SummarizationMiddleware(model=model, trigger=("messages", 3), keep=("messages", 1))
+    state = [to_langchain(m) for m in session.messages[pinned:4]]
+    assert middleware._should_summarize(state, middleware.token_counter(state))
+    assert middleware._determine_cutoff_index(state) == last[0].compacted_count == 2

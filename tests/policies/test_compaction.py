@@ -71,3 +71,26 @@ def test_a_failed_summary_skips_and_loses_nothing(reply):
     event = compile_event(last_usage=10**6, summarizer=Recording(reply))
     assert CompactionPolicy(max_input_tokens=1_000, keep_recent=2).on_compile(event, messages) is None
     assert [a.action for a in event.actions] == ["summary_failed"]
+
+
+def test_pyagentic_compacts_on_reported_usage_even_when_the_summary_is_longer_than_what_it_replaces():
+    """Issue 47, 1: usage 5,000 then 5,020, max_input_tokens 1,000, keep_recent 1: pyagentic
+    compacts at turn 2 whatever the summary's length; it has no refusal of its own."""
+    from playground.engine.replay import Settings, replay
+    from policies.messages import Message
+    from policies.registry import PolicySpec
+    from tests.builders import make_session
+
+    session = make_session(
+        Message(role="user", content="Hi!"),
+        Message(role="assistant", content="Hello."),
+        Message(role="user", content="Change my flight."),
+        Message(role="assistant", content="Done."),
+        usage={1: 5_000, 3: 5_020},
+    )
+    stack = [PolicySpec("CompactionPolicy", {"max_input_tokens": 1_000, "keep_recent": 1})]
+    result = replay(session, stack, Settings(calibrate=False))
+    compactions = [e.turn for e in result.events if e.action == "compact"]
+    assert compactions == [2]
+    assert not [e for e in result.events if e.action == "summary_failed"]
+    assert result.turns[1].context[-1].content == "Change my flight."
