@@ -55,10 +55,11 @@ class ToolEvictionPolicy(Policy):
         )
         stub = self.stub
         older = messages[start:boundary]
+        # a result no longer than the stub stays as it is: stubbing it would add to the request
         if self.include_agent_results:  # the hot path: one comprehension
-            due = [start + i for i, m in enumerate(older) if m.role == "tool" and m.content != stub]
+            due = [start + i for i, m in enumerate(older) if m.role == "tool" and len(m.content) > len(stub)]
         else:
-            due = [start + i for i, m in enumerate(older) if self._manages(m) and m.content != stub]
+            due = [start + i for i, m in enumerate(older) if self._manages(m) and len(m.content) > len(stub)]
         if not due:
             return None
         if (

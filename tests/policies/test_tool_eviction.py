@@ -36,10 +36,20 @@ def test_keep_last_zero_stubs_every_result():
 
 
 def test_agent_results_are_kept_when_excluded():
-    messages = [result("a", "agent says", name="research_agent", agent=True), result("b"), result("c")]
+    long = "a result longer than the stub that would replace it, " * 3
+    messages = [result("a", long, name="research_agent", agent=True), result("b", long), result("c", long)]
     kept = ToolEvictionPolicy(keep_last_n=1, include_agent_results=False).on_compile(
         compile_event(), messages
     )
     assert [m.kind for m in kept] == ["original", STUB, "original"]
     evicted = ToolEvictionPolicy(keep_last_n=1).on_compile(compile_event(), messages)
     assert [m.kind for m in evicted] == [STUB, STUB, "original"]
+
+
+def test_a_result_no_longer_than_the_stub_is_not_stubbed():
+    """Issue 47, 5: stubbing "ok" with a 37-character stub would add tokens to the request."""
+    long = "a result longer than the stub that would replace it, " * 3
+    messages = [result("a", "ok"), result("b", long), result("c", long)]
+    out = ToolEvictionPolicy(keep_last_n=1).on_compile(compile_event(), messages)
+    assert [m.kind for m in out] == ["original", STUB, "original"]
+    assert out[0] is messages[0]
