@@ -13,6 +13,7 @@ are the agent's own compactions. Every other line type is passed over and counte
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -323,6 +324,12 @@ def _blocks(content: Any, unread: Counter[str]) -> tuple[str, str, tuple[ToolCal
     return "\n".join(texts), "\n".join(thoughts), tuple(calls)
 
 
+_MARKUP = re.compile(r"</?[a-z][a-z0-9_-]*>")  # Claude Code's <command-message>, <command-name>, …
+
+
 def _first_line(text: str) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
+    """A session's name from its first request: its first line of plain text (Claude Code's
+    markup around a slash command taken off), at most 80 characters."""
+    plain = [line.strip() for line in _MARKUP.sub("\n", text).splitlines() if line.strip()]
+    line = plain[0] if plain else ""
     return line if len(line) <= 80 else line[:79] + "…"

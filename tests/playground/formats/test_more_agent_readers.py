@@ -356,3 +356,16 @@ def test_a_zip_of_an_openhands_v1_conversation_reads_as_its_folder_does(tmp_path
     (jsonl,) = read_path(OH_EVENTS)
     assert zipped.format == "OpenHands conversation" and zipped.usage == jsonl.usage
     assert [m.content for m in zipped.messages] == [m.content for m in jsonl.messages]
+
+
+def test_a_claude_code_session_that_opens_with_a_slash_command_is_named_by_its_plain_words():
+    """Issue 47, 4: not by the markup Claude Code wraps a command in."""
+    path = FORMATS / "claude-code-erk" / "a5c478e1-0d31-46d4-9fd6-3b6b203b3752.jsonl"
+    first = next(
+        json.loads(line)["message"]["content"]
+        for line in path.read_text().splitlines()
+        if json.loads(line).get("type") == "user"
+    )
+    assert "<command-message>" in str(first)
+    (session,) = read_path(path)
+    assert session.name == "erk:plan-implement is running…" and "<" not in session.name
