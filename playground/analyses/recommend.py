@@ -165,6 +165,7 @@ class Recommendation:
     seconds: float
     study: str  # its name in the study file
     without: tuple[Tried, ...] = ()  # the best stack less each of its policies, in stack order
+    notes: tuple[str, ...] = ()  # what the user should know of the run
 
     def why(self) -> list[str]:
         """What each policy of the best stack does for it: the figures without it."""
@@ -541,7 +542,9 @@ def recommend(
     finally:
         close()
     seconds = time.perf_counter() - search.started
-    return Recommendation(budget, search.objective, tuple(search.tried), done, seconds, name, without)
+    return Recommendation(
+        budget, search.objective, tuple(search.tried), done, seconds, name, without, tuple(search.notes)
+    )
 
 
 COMBINATIONS = 40  # about as many pairs and triples of the best single policies as the search tries
@@ -622,6 +625,7 @@ class _Search:
         self.budget, self.evaluate, self.progress, self.cancelled = budget, evaluate, progress, cancelled
         self.chunk = max(4, 2 * workers)
         self.tried: list[Tried] = []
+        self.notes: list[str] = []  # what the user should know of the run (a study file set aside)
         self.seen: set[tuple] = set()
         self.objective = "cost_usd"
         self.planned = 0
@@ -746,10 +750,26 @@ def _study(name: str, resume: bool, seed: int, search: _Search, policies: Sequen
     if not resume:
         return optuna.create_study(study_name=name, sampler=sampler)
     with _study_lock():  # two runs creating the file's tables at once would collide
-        storage = optuna.storages.RDBStorage(
-            f"sqlite:///{study_file()}", engine_kwargs={"connect_args": {"timeout": SQLITE_WAIT}}
-        )
-        return optuna.create_study(study_name=name, storage=storage, sampler=sampler, load_if_exists=True)
+        try:
+            return _kept_study(name, sampler)
+        except Exception as error:  # a damaged or tampered file, whatever SQLite or Optuna says of it
+            path = study_file()
+            aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+            path.replace(aside)
+            search.notes.append(
+                f"{path.name} could not be opened ({type(error).__name__}): moved aside as {aside.name}; "
+                "the search starts a new one"
+            )
+            return _kept_study(name, sampler)
+
+
+def _kept_study(name: str, sampler: Any) -> Any:
+    import optuna
+
+    storage = optuna.storages.RDBStorage(
+        f"sqlite:///{study_file()}", engine_kwargs={"connect_args": {"timeout": SQLITE_WAIT}}
+    )
+    return optuna.create_study(study_name=name, storage=storage, sampler=sampler, load_if_exists=True)
 
 
 SQLITE_WAIT = 60  # seconds a run waits for another's write to the study file

@@ -160,6 +160,7 @@ def report(answer: Recommendation, sessions: int) -> str:
     ]
     if answer.stopped_said():
         lines.append(answer.stopped_said())
+    lines += [f"note: {note}" for note in answer.notes]
     best = answer.best
     if best is None:
         lines.append("no stack tried stays within the budget, not even the raw history: loosen it")

@@ -166,6 +166,8 @@ def _answer(job: RecommendJob) -> None:
         return
     if job.cancel.is_set():
         st.warning(f"Cancelled: the answer is the best of the {len(answer.tried)} stacks tried.")
+    for note in answer.notes:
+        st.info(escape_markdown(note))
     best = answer.best
     if best is None:
         st.error("No stack tried stays within the budget, not even the raw history: allow more facts lost.")

@@ -259,3 +259,13 @@ def test_the_must_keep_budget_can_be_lifted_from_the_cli(tmp_path, capsys):
     assert "no must-keep fact lost" in capsys.readouterr().out
     assert main([*args, "--percentile", "nan"]) == 2
     assert "--percentile must be over 0" in capsys.readouterr().err
+
+
+def test_a_damaged_study_file_is_set_aside_and_the_search_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
+    study_file().write_bytes(b"\x00garbage, not SQLite" * 100)
+    session = read_path(SAMPLES[0])[0]
+    answer = recommend([session], [SONNET], Budget(max_facts_lost=2), trials=2, resume=True)
+    assert answer.best is not None
+    assert any("could not be opened" in note and "moved aside" in note for note in answer.notes)
+    assert list(tmp_path.glob("recommend-studies.sqlite3.corrupt-*"))
