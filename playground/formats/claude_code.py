@@ -144,9 +144,12 @@ def _chain_roots(lines: list[tuple[int, dict]]) -> dict[str, str]:
     parent = {i["uuid"]: _id(i.get("parentUuid")) for _, i in lines if isinstance(i.get("uuid"), str)}
     roots: dict[str, str] = {}
     for uuid in parent:
-        trail, node = [], uuid
-        while node in parent and parent[node] and node not in roots and len(trail) < len(parent):
+        trail, on_trail, node = [], set(), uuid
+        # a walk stops at a line already placed, or where the chain loops (a line its own parent):
+        # each line is walked once, so a file reads in time linear in its lines
+        while node in parent and parent[node] and node not in roots and node not in on_trail:
             trail.append(node)
+            on_trail.add(node)
             node = parent[node]
         root = roots.get(node, node)
         for seen in trail:

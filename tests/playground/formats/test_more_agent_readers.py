@@ -369,3 +369,35 @@ def test_a_claude_code_session_that_opens_with_a_slash_command_is_named_by_its_p
     assert "<command-message>" in str(first)
     (session,) = read_path(path)
     assert session.name == "erk:plan-implement is running…" and "<" not in session.name
+
+
+def test_a_claude_code_file_whose_lines_are_their_own_parents_reads_in_linear_time():
+    """Issue 49, 1: the chain walk stopped only after as many steps as the file has lines."""
+    import time
+
+    def file_of(lines: int) -> bytes:
+        items = []
+        for n in range(lines):
+            kind = "user" if n % 2 == 0 else "assistant"
+            message = {"role": kind, "content": f"m{n}"} if kind == "user" else {
+                "role": "assistant", "id": f"msg{n}", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "ok"}]
+            }  # fmt: skip
+            items.append(
+                {
+                    "type": kind,
+                    "uuid": f"u{n}",
+                    "parentUuid": f"u{n}",
+                    "sessionId": "s",
+                    "message": message,
+                }
+            )
+        return "\n".join(json.dumps(i) for i in items).encode()
+
+    timings = []
+    for lines in (4_000, 8_000):
+        data = file_of(lines)
+        started = time.perf_counter()
+        read_bytes(data, "loops.jsonl")
+        timings.append(time.perf_counter() - started)
+    # doubling the file about doubles the time (the quadratic walk took 1.7 s, then 6.8 s)
+    assert timings[1] < 2.5 * timings[0] + 0.2
