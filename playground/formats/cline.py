@@ -94,7 +94,8 @@ def requests_from(data: bytes) -> list[dict]:
 
 def read(items: list, file: str, name: str, requests: list[dict] | None = None) -> Session:
     builder = SessionBuilder(file, "Cline task history")
-    pending: list[ToolCall] = []  # calls of the last reply, waiting for their results
+    # calls of the last reply waiting for their results, by id, in order: each answered in O(1)
+    pending: dict[str, ToolCall] = {}
     requests = requests or []
     replies = missing = 0
     for n, message in enumerate(items):
@@ -117,7 +118,7 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
             usage = _usage(builder, message, requests[replies] if replies < len(requests) else None)
             time = builder.reply_time_ms(message.get("ts"))
             builder.add("assistant", "\n".join(texts), tool_calls=calls, time=time, **usage)
-            pending = list(calls)
+            pending = {call.id: call for call in calls}
             replies += 1
             continue
         texts = []
@@ -129,17 +130,18 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
             )
             if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
                 builder.add("tool", block_text(block.get("content")), tool_call_ids=(block["tool_use_id"],))
-                pending = [c for c in pending if c.id != block["tool_use_id"]]
+                pending.pop(block["tool_use_id"], None)
             elif text is not None and pending and _RESULT.match(text):
-                builder.add("tool", text, tool_call_ids=(pending.pop(0).id,))
+                first = next(iter(pending))
+                builder.add("tool", text, tool_call_ids=(pending.pop(first).id,))
             elif text is not None:
                 texts.append(text)  # the user's words, [TASK RESUMPTION] and environment details
         # Cline sends a result for every call of the reply before (ContextManager.
         # ensureToolResultsFollowToolUse, v3.38.0): one it never got is sent as "result missing"
-        for call in pending:
+        for call in pending.values():
             builder.add("tool", MISSING_RESULT, tool_call_ids=(call.id,))
         missing += len(pending)
-        pending = []
+        pending = {}
         if texts:
             builder.add("user", "\n".join(texts))
     if missing:

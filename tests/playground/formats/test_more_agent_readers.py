@@ -401,3 +401,29 @@ def test_a_claude_code_file_whose_lines_are_their_own_parents_reads_in_linear_ti
         timings.append(time.perf_counter() - started)
     # doubling the file about doubles the time (the quadratic walk took 1.7 s, then 6.8 s)
     assert timings[1] < 2.5 * timings[0] + 0.2
+
+
+def test_a_cline_reply_of_many_calls_reads_in_linear_time():
+    """Issue 49, 1: each tool_result filtered the whole list of calls still waiting."""
+    import time
+
+    def history(calls: int) -> bytes:
+        uses = [{"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {}} for i in range(calls)]
+        results = [{"type": "tool_result", "tool_use_id": f"t{i}", "content": "x"} for i in range(calls)]
+        return json.dumps(
+            [
+                {"role": "user", "ts": 1, "content": [{"type": "text", "text": "go"}]},
+                {"role": "assistant", "ts": 2, "content": uses},
+                {"role": "user", "ts": 3, "content": results},
+                {"role": "assistant", "ts": 4, "content": [{"type": "text", "text": "done"}]},
+            ]
+        ).encode()
+
+    timings = []
+    for calls in (4_000, 8_000):
+        data = history(calls)
+        started = time.perf_counter()
+        (session,) = read_bytes(data, "api_conversation_history.json")
+        timings.append(time.perf_counter() - started)
+        assert session.tool_calls == calls
+    assert timings[1] < 2.5 * timings[0] + 0.2
