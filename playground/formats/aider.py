@@ -19,6 +19,8 @@ _TOKENS = re.compile(
     r"^> Tokens: ([\d.,]+)(k?) sent(?:, ([\d.,]+)(k?) cache write)?(?:, ([\d.,]+)(k?) cache hit)?, ([\d.,]+)(k?) received"
 )
 _MODEL = re.compile(r"^> (?:Main model|Model): (\S+)")
+_NUMBER = re.compile(r"\d{1,12}(?:\.\d{1,6})?")  # as Aider prints a count: "2.4" (k), "104"
+_FIELDS = ("sent", "cache write", "cache hit", "received")
 
 
 def looks_like(text: str) -> bool:
@@ -110,15 +112,23 @@ def _usage(builder: SessionBuilder, found: re.Match) -> None:
         builder.warn(builder.where, "a Tokens line with no reply of its own before it: not attached")
         return
 
-    def tokens(number: str | None, k: str | None) -> int | None:
+    def tokens(number: str | None, k: str | None, field: str) -> int | None:
         if number is None:
             return None
-        value = float(number.replace(",", ""))
-        return round(value * 1000) if k else round(value)
+        digits = number.replace(",", "")
+        if not _NUMBER.fullmatch(digits):
+            raise TranscriptError(builder.file, builder.where, f"{field} {number[:40]!r} is not a number")
+        return builder.token_count(round(float(digits) * (1000 if k else 1)), field)
 
-    builder.usage[reply] = tokens(found.group(1), found.group(2)) or 0
-    if (written := tokens(found.group(3), found.group(4))) is not None:
+    try:
+        figures = [tokens(found.group(2 * n + 1), found.group(2 * n + 2), f) for n, f in enumerate(_FIELDS)]
+    except TranscriptError as error:  # "1.2.3 sent", 400 digits, 1e20: said, the rest of the log read
+        builder.warn(builder.where, f"a Tokens line that does not read ({error.what}): not attached")
+        return
+    sent, written, hit, received = figures
+    builder.usage[reply] = sent or 0
+    if written is not None:
         builder.cache_writes[reply] = written
-    if (hit := tokens(found.group(5), found.group(6))) is not None:
+    if hit is not None:
         builder.cache_reads[reply] = hit
-    builder.outputs[reply] = tokens(found.group(7), found.group(8)) or 0
+    builder.outputs[reply] = received or 0

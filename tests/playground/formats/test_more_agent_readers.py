@@ -427,3 +427,15 @@ def test_a_cline_reply_of_many_calls_reads_in_linear_time():
         timings.append(time.perf_counter() - started)
         assert session.tool_calls == calls
     assert timings[1] < 2.5 * timings[0] + 0.2
+
+
+@pytest.mark.parametrize("sent", ["1.2.3", "1,2,3,4.5.6", "9" * 400, "99999999999999999k"])
+def test_an_aider_tokens_line_that_does_not_read_is_said_and_the_rest_is_read(sent):
+    """Issue 49, 5 and 8: a ValueError traceback, or 1e20 tokens, before."""
+    log = (
+        "# aider chat started at 2025-01-01 10:00:00\n\n#### fix it\n\nDone.\n\n"
+        f"> Tokens: {sent} sent, 104 received. Cost: $0.01 message, $0.01 session.\n\n#### more\n\nOK.\n"
+    )
+    (session,) = read_bytes(log.encode(), ".aider.chat.history.md")
+    assert session.turns == 2 and not session.usage
+    assert any("a Tokens line that does not read" in str(w) for w in session.warnings)
