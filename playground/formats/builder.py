@@ -95,13 +95,18 @@ class SessionBuilder:
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
         self.where = ""  # the item being read: readers set it, so a checked field can name its place
+        self.more_warnings = 0  # warnings past MAX_WARNINGS, counted
         self._call_names: dict[str, str] = {}
 
     def error(self, where: str, what: str) -> TranscriptError:
         return TranscriptError(self.file, where, what)
 
     def warn(self, where: str, what: str) -> None:
-        self.warnings.append(ReadWarning(where, what))
+        """A warning of the file; past ``MAX_WARNINGS`` only counted (said once at the end)."""
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(ReadWarning(where, what))
+        else:
+            self.more_warnings += 1
 
     def add(
         self,
@@ -271,6 +276,12 @@ class SessionBuilder:
     def build(self, name: str) -> Session:
         if self.unreadable_times:
             self.warn("", f"{self.unreadable_times:,} time(s) that do not read: those replies have no time")
+        if self.more_warnings:
+            self.warnings.append(
+                ReadWarning(
+                    "", f"{self.more_warnings:,} more warning(s), not listed (the first {MAX_WARNINGS} are)"
+                )
+            )
         if not self.messages:
             raise self.error("", "the session holds no messages")
         if len(self.messages) > LIMITS.max_messages:
@@ -319,6 +330,7 @@ def kind_of(value: Any) -> str:
 
 
 MAX_RECORDED_TOKENS = 100_000_000  # no context window comes near; a bigger count is not one
+MAX_WARNINGS = 50  # warnings a session lists; the rest are counted in one
 
 
 def too_many_messages(count: int) -> str:

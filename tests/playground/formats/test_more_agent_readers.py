@@ -439,3 +439,17 @@ def test_an_aider_tokens_line_that_does_not_read_is_said_and_the_rest_is_read(se
     (session,) = read_bytes(log.encode(), ".aider.chat.history.md")
     assert session.turns == 2 and not session.usage
     assert any("a Tokens line that does not read" in str(w) for w in session.warnings)
+
+
+def test_a_file_of_thousands_of_warnings_lists_fifty_and_counts_the_rest():
+    """Issue 49, 6: 49,999 duplicate-id warnings were drawn one by one."""
+    messages = [{"role": "user", "content": "go"}]
+    for n in range(3_000):
+        call = {"id": "same", "function": {"name": "ls", "arguments": "{}"}}
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "same", "content": "x"},
+        ]
+    (session,) = read_bytes(json.dumps(messages).encode(), "chat.json")
+    assert len(session.warnings) == 51
+    assert str(session.warnings[-1]).endswith("2,949 more warning(s), not listed (the first 50 are)")
