@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -350,9 +351,11 @@ def replay_command(source: str, session_index: int, origin: str | None) -> str:
         stack = f" --config {shell_word(origin)}"
     archive, _, member = source.partition(".zip:")
     replay = f"--session {int(session_index)}{stack}"
-    if member:  # the CLI reads files: take the member out of the archive first (-p: no wildcards)
+    if member:  # the CLI reads files: take the member out of the archive first
+        # unzip reads a member's name as a pattern: its wildcards escaped, it names that one member
+        literal = re.sub(r"([\[\]*?\\])", r"\\\1", member)
         return (
-            f"unzip -p {shell_word(archive + '.zip')} {shell_word(member)} > member.json && "
+            f"unzip -p {shell_word(archive + '.zip')} {shell_word(literal)} > member.json && "
             f"playground replay member.json {replay}"
         )
     return f"playground replay {shell_word(source)} {replay}"

@@ -315,3 +315,26 @@ def test_a_candidate_named_like_a_formula_is_text_in_compare_csv(tmp_path):
     assert main(["compare", str(session), str(config), "--csv", str(out)]) == 0
     assert "'=HYPERLINK" in out.read_text() and "\n=HYPERLINK" not in out.read_text()
     assert ",=HYPERLINK" not in out.read_text()
+
+
+@pytest.mark.parametrize("member", ["a[1].json", "b*.json", "c?.json", "d\\e.json"])
+def test_the_printed_unzip_command_takes_out_that_member_and_no_other(tmp_path, member):
+    """Issue 49, 9: unzip reads a member name as a pattern; the command escapes its wildcards."""
+    import shlex
+    import shutil
+    import subprocess
+    import zipfile
+
+    from playground.cli.analyses import replay_command
+
+    if shutil.which("unzip") is None:
+        pytest.skip("unzip is not installed here")
+    archive = tmp_path / "runs.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr(member, "RIGHT")
+        for other in ("a1.json", "bx.json", "cx.json", "de.json"):
+            out.writestr(other, "WRONG")
+    command = replay_command(f"{archive}:{member}", 0, None)
+    unzip = command.split(" > member.json")[0]
+    taken = subprocess.run(shlex.split(unzip), capture_output=True, text=True, check=True).stdout
+    assert taken == "RIGHT"

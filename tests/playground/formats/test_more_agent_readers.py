@@ -444,7 +444,7 @@ def test_an_aider_tokens_line_that_does_not_read_is_said_and_the_rest_is_read(se
 def test_a_file_of_thousands_of_warnings_lists_fifty_and_counts_the_rest():
     """Issue 49, 6: 49,999 duplicate-id warnings were drawn one by one."""
     messages = [{"role": "user", "content": "go"}]
-    for n in range(3_000):
+    for _ in range(3_000):
         call = {"id": "same", "function": {"name": "ls", "arguments": "{}"}}
         messages += [
             {"role": "assistant", "content": "", "tool_calls": [call]},
