@@ -373,7 +373,6 @@ def test_a_claude_code_session_that_opens_with_a_slash_command_is_named_by_its_p
 
 def test_a_claude_code_file_whose_lines_are_their_own_parents_reads_in_linear_time():
     """Issue 49, 1: the chain walk stopped only after as many steps as the file has lines."""
-    import time
 
     def file_of(lines: int) -> bytes:
         items = []
@@ -393,19 +392,13 @@ def test_a_claude_code_file_whose_lines_are_their_own_parents_reads_in_linear_ti
             )
         return "\n".join(json.dumps(i) for i in items).encode()
 
-    timings = []
-    for lines in (4_000, 8_000):
-        data = file_of(lines)
-        started = time.perf_counter()
-        read_bytes(data, "loops.jsonl")
-        timings.append(time.perf_counter() - started)
+    timings = [_best_time(read_bytes, file_of(lines), "loops.jsonl") for lines in (4_000, 8_000)]
     # doubling the file about doubles the time (the quadratic walk took 1.7 s, then 6.8 s)
-    assert timings[1] < 2.5 * timings[0] + 0.2
+    assert timings[1] < 3 * timings[0] + 0.3
 
 
 def test_a_cline_reply_of_many_calls_reads_in_linear_time():
     """Issue 49, 1: each tool_result filtered the whole list of calls still waiting."""
-    import time
 
     def history(calls: int) -> bytes:
         uses = [{"type": "tool_use", "id": f"t{i}", "name": "read_file", "input": {}} for i in range(calls)]
@@ -419,14 +412,13 @@ def test_a_cline_reply_of_many_calls_reads_in_linear_time():
             ]
         ).encode()
 
-    timings = []
     for calls in (4_000, 8_000):
-        data = history(calls)
-        started = time.perf_counter()
-        (session,) = read_bytes(data, "api_conversation_history.json")
-        timings.append(time.perf_counter() - started)
+        (session,) = read_bytes(history(calls), "api_conversation_history.json")
         assert session.tool_calls == calls
-    assert timings[1] < 2.5 * timings[0] + 0.2
+    timings = [
+        _best_time(read_bytes, history(calls), "api_conversation_history.json") for calls in (4_000, 8_000)
+    ]
+    assert timings[1] < 3 * timings[0] + 0.3
 
 
 @pytest.mark.parametrize("sent", ["1.2.3", "1,2,3,4.5.6", "9" * 400, "99999999999999999k"])
@@ -453,3 +445,16 @@ def test_a_file_of_thousands_of_warnings_lists_fifty_and_counts_the_rest():
     (session,) = read_bytes(json.dumps(messages).encode(), "chat.json")
     assert len(session.warnings) == 51
     assert str(session.warnings[-1]).endswith("2,949 more warning(s), not listed (the first 50 are)")
+
+
+def _best_time(work, *args) -> float:
+    """The least CPU time of three runs of ``work(*args)``: a busy machine's noise left out, so
+    that a doubling test tells linear from quadratic and nothing else."""
+    import time
+
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        work(*args)
+        best = min(best, time.process_time() - started)
+    return best
