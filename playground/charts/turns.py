@@ -201,10 +201,22 @@ def stubs_chart(turns: pd.DataFrame) -> go.Figure:
 
 
 def composition_chart(turns: pd.DataFrame) -> go.Figure:
-    """Tokens of the compiled context by role, and by what the playground made (stub, summary)."""
+    """Tokens of the compiled context by role, and by what the playground made (stub, summary),
+    on the prefix every request opens with (tool definitions, the hidden system prompt the
+    calibration found)."""
     figure = empty_chart("Context composition")
     if turns.empty:
         return figure
+    if "tokens_head" in turns and turns["tokens_head"].max() > 0:
+        figure.add_trace(  # every request opens with it, though no message of the file holds it
+            go.Scatter(
+                x=turns["turn"],
+                y=turns["tokens_head"],
+                name="prefix (system prompt, tools)",
+                stackgroup="one",
+                line={"width": 0.5, "color": "#9aa0a6"},
+            )
+        )
     for bucket in BUCKETS:
         figure.add_trace(
             go.Scatter(

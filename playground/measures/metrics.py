@@ -211,6 +211,9 @@ def turn_table(
             }
         )
         row.update({f"tokens_{b}": turn.tokens_by_bucket.get(b, 0) for b in BUCKETS})
+        # what opens every request besides its messages: the tool definitions, the hidden prefix
+        # the calibration found (a system prompt the file does not hold), the reply's priming
+        row["tokens_head"] = max(turn.context_tokens - sum(turn.tokens_by_bucket.values()), 0)
         row.update({c: counts.get(c, 0) for c in removed_columns})
         rows.append(row)
     counts, names = must_keep_measure.per_turn(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -186,7 +187,27 @@ def show(replayed: Replayed) -> None:
     broken_at = row["cache_break_at"]
     if not pd.isna(broken_at):  # where the cached prefix ends: the line the break re-pays from
         cards.insert(min(int(broken_at), len(cards)), _break_line(row))
+    head = int(row.get("tokens_head", 0) or 0)
+    if head:  # the request opens with what no message of the file holds
+        cards.insert(0, _head_card(head, result.calibration))
     right.html("".join(cards))
+
+
+def _head_card(tokens: int, calibration: Any) -> str:
+    """The block every request opens with: tool definitions, and the system prompt (or, in a
+    file that starts mid-session, the earlier conversation) the calibration found."""
+    what = "tool definitions and the reply's opening"
+    if calibration is not None and calibration.applied and calibration.prefix:
+        what = (
+            "the system prompt, tool definitions and the conversation before the file's first line"
+            if calibration.mid_session
+            else "the system prompt and tool definitions the file does not hold"
+        )
+    return (
+        '<div class="request-head" style="border:1px dashed #9aa0a6;border-radius:6px;padding:6px;'
+        f'margin:4px 0;color:#5f6368;font-size:0.85em">prefix: {tokens:,} tokens, {html_text(what)} '
+        "(sent with every request, untouched by every policy)</div>"
+    )
 
 
 def _break_line(row: pd.Series) -> str:

@@ -946,3 +946,29 @@ def test_a_session_that_compacted_at_188k_flags_the_raw_history_over_its_200k_wi
     notes = [text(i) for i in at.main.info]
     assert any(n.startswith("The raw history outgrows the 200,000-token window at ") for n in notes)
     assert any("The agent compacted its own context 1 time(s)" in n for n in notes)
+
+
+def test_the_hidden_prefix_is_a_block_of_its_own_in_the_composition_and_side_by_side():
+    """Issue 47, 3: "13,862 tokens sent" over one 1,382-token message showed nothing of the rest."""
+    from playground.charts.turns import composition_chart
+
+    at = uploaded(ERK / "4780b26d-b8f7-4029-9088-c81b2e407b1e.jsonl")
+    view(at, "Side by side")
+    at.slider(key="turn").set_value(1).run()
+    sent = card_columns(at)[-1]
+    assert (
+        'class="request-head"' in sent
+        and "the system prompt and tool definitions the file does not hold" in sent
+    )
+    from playground.engine.replay import replay
+    from playground.formats import read_path
+    from playground.measures.metrics import turns_frame
+    from playground.stacks.config import Config
+
+    session = read_path(ERK / "4780b26d-b8f7-4029-9088-c81b2e407b1e.jsonl")[0]
+    turns = turns_frame(replay(session, [], Config().settings_for(session)))
+    parts = ["tokens_head", *(c for c in turns.columns if c.startswith("tokens_") and c != "tokens_head")]
+    assert (turns[parts].sum(axis=1) == turns["context_tokens"]).all()  # the blocks add up to what is sent
+    assert f"prefix: {int(turns['tokens_head'].iloc[0]):,} tokens" in sent
+    names = [trace.name for trace in composition_chart(turns).data]
+    assert names[0] == "prefix (system prompt, tools)"
