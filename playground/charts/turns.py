@@ -170,6 +170,14 @@ def tokens_chart(turns: pd.DataFrame, events: pd.DataFrame, context_window: int)
     return figure
 
 
+def _whole_step(values: pd.Series) -> int:
+    """A tick step of whole numbers that gives about five ticks up to the largest of ``values``."""
+    top = int(values.max()) if len(values) else 0
+    step = max(1, -(-top // 5))
+    magnitude = 10 ** (len(str(step)) - 1)
+    return next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= step)
+
+
 def stubs_chart(turns: pd.DataFrame) -> go.Figure:
     """Stubs created per turn (bars) and stubs held in the context (line)."""
     figure = empty_chart("Stubs created and held")
@@ -187,13 +195,20 @@ def stubs_chart(turns: pd.DataFrame) -> go.Figure:
             yaxis="y2",
         )
     )
-    figure.update_layout(
-        yaxis={"title": "created", "rangemode": "tozero"},
+    figure.update_layout(  # counts: whole ticks only (not 6.25, 12.5)
+        yaxis={
+            "title": "created",
+            "rangemode": "tozero",
+            "tickformat": ",d",
+            "dtick": _whole_step(turns["stubs_created"]),
+        },
         yaxis2={
             "title": "held",
             "overlaying": "y",
             "side": "right",
             "rangemode": "tozero",
+            "tickformat": ",d",
+            "dtick": _whole_step(turns["stubs_held"]),
             "showgrid": False,
         },
     )
@@ -304,6 +319,9 @@ COST_PARTS = (  # (column, legend, colour): how a turn's dollars stack up
 )
 
 
+MANY_BREAKS = 0.3  # breaks on more than this share of the turns get a small mark, not a cross
+
+
 def cost_chart(turns: pd.DataFrame) -> go.Figure:
     """Dollars per turn, stacked by what they pay for, the raw history's as a line, and each
     cache break marked with what it re-paid and the policy behind it."""
@@ -311,18 +329,26 @@ def cost_chart(turns: pd.DataFrame) -> go.Figure:
     if turns.empty:
         return figure
     for column, name, colour in COST_PARTS:
-        figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=name, marker_color=colour))
+        if turns[column].fillna(0).abs().sum() > 0:  # a part no turn pays is no series
+            figure.add_trace(go.Bar(x=turns["turn"], y=turns[column], name=name, marker_color=colour))
     figure.add_trace(raw_line(turns, turns["raw_cost_usd"]))
     _add(figure, recorded_line(turns, "recorded_cost_usd"))
     breaks = turns[turns["cache_break_at"].notna()]
     if not breaks.empty:
+        # a few breaks are marked with a cross on their bars; where most turns break, a small mark
+        many = len(breaks) > MANY_BREAKS * len(turns)
         figure.add_trace(
             go.Scatter(
                 x=breaks["turn"],
                 y=breaks["cost_usd"] + breaks["summary_cost_usd"],
                 mode="markers",
-                name="cache break",
-                marker={"symbol": "x", "size": 9, "color": COLOURS["window"]},
+                name=f"cache break ({len(breaks):,} of {len(turns):,} turns)",
+                marker={
+                    "symbol": "triangle-down" if many else "x",
+                    "size": 6 if many else 9,
+                    "color": COLOURS["window"],
+                    "opacity": 0.7 if many else 1.0,
+                },
                 customdata=list(
                     zip(
                         breaks["cache_break_at"].astype(int),
@@ -358,26 +384,32 @@ def cumulative_cost_chart(turns: pd.DataFrame) -> go.Figure:
     return figure
 
 
+def _running_share(part: pd.Series, whole: pd.Series) -> pd.Series:
+    """100 × the running total of ``part`` over that of ``whole`` (turns without a figure skipped)."""
+    known = part.notna() & whole.notna()
+    return 100 * part.where(known, 0).cumsum() / whole.where(known, 0).cumsum().replace(0, float("nan"))
+
+
 def cache_hit_chart(turns: pd.DataFrame) -> go.Figure:
-    """Share of each request read from the prompt cache: stack, raw history, and what the
+    """Share of the input so far read from the prompt cache: stack, raw history, and what the
     provider recorded where the transcript has it."""
-    figure = empty_chart("Cache hit rate per turn (%)")
+    figure = empty_chart("Cache hit rate so far (%)")
     if turns.empty:
         return figure
-    figure.add_trace(raw_line(turns, 100 * turns["raw_cache_read_tokens"] / turns["raw_tokens"]))
+    # the share of every input token so far read from the cache: a turn that breaks the cache
+    # bends the line, where a per-turn rate jumps from 0 to 100 and back
+    figure.add_trace(raw_line(turns, _running_share(turns["raw_cache_read_tokens"], turns["raw_tokens"])))
     figure.add_trace(
         go.Scatter(
             x=turns["turn"],
-            y=100 * turns["cache_read_tokens"] / turns["context_tokens"],
+            y=_running_share(turns["cache_read_tokens"], turns["context_tokens"]),
             name="stack",
             line={"color": COLOURS["context"], "width": 3},
         )
     )
     read = turns["recorded_cache_read_tokens"].astype(float)
-    _add(
-        figure,
-        recorded_line(turns, "recorded_cache_read_tokens", 100 * read / turns["recorded_prompt_tokens"]),
-    )
+    sent = turns["recorded_prompt_tokens"].astype(float)
+    _add(figure, recorded_line(turns, "recorded_cache_read_tokens", _running_share(read, sent)))
     figure.update_yaxes(range=[0, 105])
     return figure
 

@@ -281,7 +281,7 @@ BREAK_MARKER = """() => {
   const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
     p => p.layout && p.layout.title && p.layout.title.text.includes('Cost per turn (USD)'));
   if (!plot || !plot._fullData) return null;
-  const trace = plot._fullData.find(t => t.name === 'cache break');
+  const trace = plot._fullData.find(t => t.name.startsWith('cache break'));
   if (!trace) return null;
   const box = plot.getBoundingClientRect(), xa = plot._fullLayout.xaxis, ya = plot._fullLayout.yaxis;
   return {x: box.left + xa._offset + xa.l2p(trace.x[0]), y: box.top + ya._offset + ya.l2p(trace.y[0]),
