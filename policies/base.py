@@ -43,6 +43,11 @@ _SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = 6
 _PLAIN_TYPES = (str, int, float, bool, type(None), list, tuple, dict)
 
 
+def counted(number: int, noun: str) -> str:
+    """``number`` ``noun`` in words: "1 turn", "2 turns", "1,204 turns"."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 def visible(text: str) -> str:
     """Text as one line of a page or a terminal shows it: what does not print (a newline that
     would forge a line, an escape sequence, a bidi override, a lone surrogate) as its escape."""

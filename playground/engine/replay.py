@@ -25,7 +25,7 @@ from playground.limits import LimitError, check_stack_size
 from playground.summaries.base import SummarizerError, SummaryStats
 from playground.summaries.summarizers import make_summarizer
 from playground.summaries.summary_cache import SummaryCache
-from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy
+from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy, counted
 from policies.messages import STANDING_ROLES, Message
 from policies.registry import PolicySpec, SpecError
 
@@ -309,9 +309,12 @@ class _Run:
                 if p.type in (int, float)
                 and not isinstance(value := getattr(policy, p.name), bool | type(None))
             )
-            chances, why = f"{len(self.turns):,} turns", "its thresholds are above what this session reaches"
+            chances, why = (
+                counted(len(self.turns), "turn"),
+                "its thresholds are above what this session reaches",
+            )
             if policy.timing == PER_TURN:
-                chances = f"the {self.user_turns:,} user turn(s) it runs at, of {len(self.turns):,} turns"
+                chances = f"the {counted(self.user_turns, 'user turn')} it runs at, of {counted(len(self.turns), 'turn')}"
                 why = "it runs once per user turn, and there its thresholds were not reached"
             detail = (
                 f"never acted in {chances} (peak context {peak:,} tokens"

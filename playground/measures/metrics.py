@@ -22,6 +22,7 @@ from playground.measures import must_keep as must_keep_measure
 from playground.measures import quality as quality_measures
 from playground.money.cost import Pricing, cost_report, other_model
 from playground.money.pricing import PARTS
+from policies.base import counted
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built: the CLI reports without it
     import pandas as pd
@@ -360,7 +361,7 @@ def policy_notes(events: Iterable[Event]) -> list[tuple[str, str]]:
         notes.append(
             (
                 "warning",
-                f"{position}. {policy} could not meet its budget on {turns:,} turn(s); "
+                f"{position}. {policy} could not meet its budget on {counted(turns, 'turn')}; "
                 f"at turn {worst.turn}: {worst.detail}.",
             )
         )

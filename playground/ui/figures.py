@@ -12,6 +12,7 @@ from playground.measures.baseline import raw_window_words, recorded_words
 from playground.measures.reasons import difference_parts, dollars
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
+from policies.base import counted
 
 
 def _pct(part: float, whole: float) -> str:
@@ -196,7 +197,7 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
     row3[0].metric(
         "Facts lost",
         f"{figures['distinct_facts_lost']:,}",
-        f"in {figures['turns_with_facts_lost']} turn(s)",
+        f"in {counted(figures['turns_with_facts_lost'], 'turn')}",
         delta_color="off",
         delta_arrow="off",
         help="Facts (numbers, dates, ids, paths, quoted strings) a recorded reply uses that appeared earlier "
@@ -217,7 +218,7 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
         row3[3].metric(
             "Must-keep lost",
             f"{lost} of {must_keep}",
-            f"in {figures['turns_with_must_keep_lost']} turn(s)" if lost else None,
+            f"in {counted(figures['turns_with_must_keep_lost'], 'turn')}" if lost else None,
             delta_color="inverse",
             delta_arrow="off",
             help="Declared must-keep facts the history held at some turn while the request sent then did not.",

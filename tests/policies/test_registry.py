@@ -56,3 +56,10 @@ def test_a_different_class_with_a_taken_name_is_refused():
 def test_param_bounds_are_checked_directly():
     with pytest.raises(ParamError):
         Param("x", float, 0.5, "x", 0, 1).validate(1.5)
+
+
+def test_a_count_is_said_in_the_singular_for_one():
+    """Issue 47, 2: "on 1 turns"."""
+    from policies.base import counted
+
+    assert [counted(n, "turn") for n in (0, 1, 2, 1204)] == ["0 turns", "1 turn", "2 turns", "1,204 turns"]
