@@ -262,6 +262,18 @@ def removed_chart(turns: pd.DataFrame) -> go.Figure:
     return figure
 
 
+def _lost_bars(turns: pd.DataFrame, column: str, name: str, colour: str, what: pd.Series) -> go.Bar:
+    """Bars of what a turn lost, each telling which on hover."""
+    return go.Bar(
+        x=turns["turn"],
+        y=turns[column],
+        name=name,
+        marker_color=colour,
+        hovertext=what,
+        hovertemplate=f"turn %{{x}}: %{{y}} {name}<br>%{{hovertext}}<extra></extra>",
+    )
+
+
 def quality_chart(turns: pd.DataFrame) -> go.Figure:
     """What the stack made the agent lose per turn: facts missing from the request, lines a reply
     copies that the request no longer held, re-fetches."""
@@ -269,28 +281,13 @@ def quality_chart(turns: pd.DataFrame) -> go.Figure:
     if turns.empty:
         return figure
     figure.add_trace(
-        go.Bar(
-            x=turns["turn"],
-            y=turns["facts_lost"],
-            name="facts lost",
-            marker_color=COLOURS["window"],
-            hovertext=turns["lost_facts"].map(plain),
-            hovertemplate="turn %{x}: %{y} fact(s) lost<br>%{hovertext}<extra></extra>",
-        )
+        _lost_bars(turns, "facts_lost", "facts lost", COLOURS["window"], turns["lost_facts"].map(plain))
     )
     if "quotes_lost" in turns and turns["quotes_lost"].any():
-        figure.add_trace(
-            go.Bar(
-                x=turns["turn"],
-                y=turns["quotes_lost"],
-                name="copied lines lost",
-                marker_color=COLOURS["summary"],
-                hovertext=turns["lost_quotes"].map(
-                    lambda cell: "<br>".join(plain(q[:80]) for q in str(cell).split("\n")[:5])
-                ),
-                hovertemplate="turn %{x}: %{y} copied line(s) lost<br>%{hovertext}<extra></extra>",
-            )
+        shown = turns["lost_quotes"].map(
+            lambda cell: "<br>".join(plain(q[:80]) for q in str(cell).split("\n")[:5])
         )
+        figure.add_trace(_lost_bars(turns, "quotes_lost", "copied lines lost", COLOURS["summary"], shown))
     figure.add_trace(
         go.Bar(x=turns["turn"], y=turns["refetches"], name="re-fetches", marker_color=COLOURS["tool"])
     )
