@@ -644,25 +644,24 @@ class _Search:
         best = self.best()
         return None if best is None else (self.objective, self.cost(best))
 
-    def run(self, stacks: Sequence[tuple[str, str, list[PolicySpec]]], bounded: bool = True) -> list[Tried]:
-        """Try each stack not tried yet; the new ones."""
+    def run(self, stacks: Sequence[tuple[str, str, list[PolicySpec]]], bounded: bool = True) -> None:
+        """Try each stack not tried yet, in batches, reporting progress after each."""
         fresh = []
         for origin, kind, stack in stacks:
             key = tuple(spec.key() for spec in stack)
             if key not in self.seen:
                 self.seen.add(key)
                 fresh.append((origin, kind, stack))
-        new: list[Tried] = []
         for at in range(0, len(fresh), self.chunk):
             if self.cancelled():
-                break
+                return
             part = fresh[at : at + self.chunk]
             results = self.evaluate([stack for _, _, stack in part], self.bound() if bounded else None)
-            for (origin, kind, stack), (figures, error, stop) in zip(part, results, strict=True):
-                new.append(_tried(stack, origin, kind, figures, error, self.budget, stop))
-            self.tried.extend(new[-len(part) :])
+            self.tried.extend(
+                _tried(stack, origin, kind, figures, error, self.budget, stop)
+                for (origin, kind, stack), (figures, error, stop) in zip(part, results, strict=True)
+            )
             self.report()
-        return new
 
     def report(self) -> None:
         if self.progress:

@@ -82,6 +82,13 @@ class Fit:
         return self.prefix + round(self.ratio * counted + self.per_message * messages)
 
     @property
+    def prefix_said(self) -> str:
+        """What the hidden prefix stands for, in words."""
+        if self.mid_session:
+            return "the system prompt, the tool definitions and the conversation before the file's first line"
+        return "the system prompt and tool definitions the file does not hold"
+
+    @property
     def note(self) -> str:
         left = f", {self.left_out} set aside as outliers" if self.left_out else ""
         steps = (
@@ -97,11 +104,10 @@ class Fit:
             if self.trimmed_at
             else ""
         )
-        hidden = (
-            "the system prompt, the tool definitions and the conversation before the file's first line: the "
-            "file starts mid-session; one block opening every request, which no policy can touch"
+        hidden = self.prefix_said + (
+            ": the file starts mid-session; one block opening every request, which no policy can touch"
             if self.mid_session
-            else "system prompt and tool definitions the file does not hold"
+            else ""
         )
         fitted = (
             f"a hidden prefix of {self.prefix:,} tokens ({hidden}) + {self.ratio:.3f} × our count{framing}"

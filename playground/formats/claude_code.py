@@ -92,15 +92,20 @@ def _nested(item: dict) -> dict | None:
     inner, agent = data.get("message"), _id(data.get("agentId"))
     if not isinstance(inner, dict) or inner.get("type") not in MESSAGE_TYPES or agent is None:
         return None
-    return {**inner, "isSidechain": True, "agentId": agent, "agentProgress": True}
+    return {**inner, "isSidechain": True, "agentId": agent}
+
+
+def _subagent_files(file: str) -> list[Path]:
+    """The subagent files Claude Code 2.x keeps beside a session, ``<session>/subagents/agent-*.jsonl``."""
+    folder = Path(file).with_suffix("") / "subagents"
+    if not file or not folder.is_dir():
+        return []
+    return sorted(folder.glob("agent-*.jsonl"))[: LIMITS.max_sessions]
 
 
 def _agents_beside(file: str) -> set[str]:
     """The agent ids whose subagent file lies beside the session (``subagents_beside`` reads them)."""
-    folder = Path(file).with_suffix("") / "subagents"
-    if not file or not folder.is_dir():
-        return set()
-    return {path.stem.removeprefix("agent-") for path in folder.glob("agent-*.jsonl")}
+    return {path.stem.removeprefix("agent-") for path in _subagent_files(file)}
 
 
 def _id(value: Any) -> str | None:
@@ -115,11 +120,11 @@ def subagents_beside(file: str, main: Session) -> list[Session]:
     warnings (the main session is returned first, with them)."""
     from playground.formats import read_path  # each file read as any file is
 
-    folder = Path(file).with_suffix("") / "subagents"
-    if not folder.is_dir():
+    files = _subagent_files(file)
+    if not files:
         return [main]
     sessions, problems = [], []
-    for path in sorted(folder.glob("agent-*.jsonl"))[: LIMITS.max_sessions]:
+    for path in files:
         try:
             found = read_path(path)
         except TranscriptError as error:

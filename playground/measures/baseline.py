@@ -8,23 +8,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from playground.engine.session import Session
-from playground.money.cost import recorded_bill
+from playground.money.cost import RecordedBill, recorded_bill
 
 # the output figure of a recorded call and the replies' own count part by more than this share:
 # the file records a snapshot (Claude Code 1.x/2.0 often logs output_tokens mid-stream)
 OUTPUT_GAP = 0.005
 
 
-def which_session(session: Session, sessions: Sequence[Session]) -> str:
-    """``session``'s place among the file's ``sessions`` and the whole file's recorded bill;
-    "" for a file of one session (its own figures say it all)."""
+def which_session(session: Session, sessions: Sequence[Session], bill: RecordedBill | None = None) -> str:
+    """``session``'s place among the file's ``sessions`` and the whole file's recorded bill
+    (``bill``, where the caller has it already); "" for a file of one session (its own figures
+    say it all)."""
     if len(sessions) < 2:
         return ""
     position = next((i for i, s in enumerate(sessions) if s is session), 0)
     subagents = sum(1 for s in sessions if s.parent)
     kinds = f" ({len(sessions) - subagents} main, {subagents} subagent)" if subagents else ""
     words = f"Session {position + 1} of {len(sessions)} in this file{kinds}."
-    bill = recorded_bill(sessions)
+    bill = bill or recorded_bill(sessions)
     if bill.calls:
         words += f" The whole file's recorded bill: {bill.note}, each call at its own model and cache tier."
     return words

@@ -446,7 +446,6 @@ def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
         "saved_cost_pct": None,
         **_recorded(rows),
     }
-    figures.update(_breaks_share(rows))
     figures.update(_difference(rows))
     if all(row["cost_usd"] is not None for row in rows):
         summaries = sum(row["summary_cost_usd"] for row in rows)
@@ -488,33 +487,6 @@ def _difference(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
         round(sum(row["cost_output_usd"] - row["raw_cost_output_usd"] for row in rows), 6) if priced else None
     )
     return figures
-
-
-def _breaks_share(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:
-    """What the cache breaks cause, against the raw history: each break is charged with every
-    turn from it until the next break (until the cache is whole again and breaks again): the
-    tokens written again, the cached reads lost, and the dollars the stack pays beyond the raw
-    history there. With the turns before the first break (``before_breaks_usd``), the dollars
-    add up to the stack's cost minus the raw history's."""
-    written = lost = 0
-    after = before = 0.0
-    priced = all(row["cost_usd"] is not None for row in rows)
-    broken = False
-    for row in rows:
-        broken = broken or row["cache_break_at"] is not None
-        extra = (row["cost_usd"] + row["summary_cost_usd"] - row["raw_cost_usd"]) if priced else 0.0
-        if broken:
-            written += max(row["cache_write_tokens"] - row["raw_cache_write_tokens"], 0)
-            lost += max(row["raw_cache_read_tokens"] - row["cache_read_tokens"], 0)
-            after += extra
-        else:
-            before += extra
-    return {
-        "cache_break_written_tokens": written,
-        "cache_break_reads_lost": lost,
-        "cache_break_cost_usd": round(after, 6) if priced else None,
-        "before_breaks_usd": round(before, 6) if priced else None,
-    }
 
 
 def _recorded(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:

@@ -23,7 +23,7 @@ from playground.engine.tokens import TokenCounter
 from playground.formats import read_bytes
 from playground.limits import LIMITS
 from playground.measures.metrics import events_frame, totals, turn_table
-from playground.money.cost import Pricing
+from playground.money.cost import Pricing, RecordedBill, recorded_bill
 from playground.summaries.base import SummaryStats
 from policies.registry import PolicySpec
 
@@ -32,12 +32,14 @@ from policies.registry import PolicySpec
 class Loaded:
     sessions: tuple[Session, ...] = ()
     error: str | None = None
+    bill: RecordedBill | None = None  # every call the file records, once per file (not per rerun)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(digest: str, name: str, _data: bytes, _beside: tuple[tuple[str, bytes], ...] = ()) -> Loaded:
     try:
-        return Loaded(tuple(read_bytes(_data, name, dict(_beside))))
+        sessions = tuple(read_bytes(_data, name, dict(_beside)))
+        return Loaded(sessions, bill=recorded_bill(sessions))
     except TranscriptError as error:
         return Loaded(error=str(error))
 

@@ -140,7 +140,7 @@ def show(key: str = "session") -> Session | None:
         st.success(f"Now showing your upload, **{escape_markdown(label)}**{more}.")
     _describe(session)
     if choice.file is not None:
-        st.caption(escape_markdown(which_session(session, choice.file.sessions)))
+        st.caption(escape_markdown(which_session(session, choice.file.sessions, choice.file.bill)))
     return session
 
 

@@ -196,13 +196,8 @@ def show(replayed: Replayed) -> None:
 def _head_card(tokens: int, calibration: Any) -> str:
     """The block every request opens with: tool definitions, and the system prompt (or, in a
     file that starts mid-session, the earlier conversation) the calibration found."""
-    what = "tool definitions and the reply's opening"
-    if calibration is not None and calibration.applied and calibration.prefix:
-        what = (
-            "the system prompt, tool definitions and the conversation before the file's first line"
-            if calibration.mid_session
-            else "the system prompt and tool definitions the file does not hold"
-        )
+    applied = calibration is not None and calibration.applied and calibration.prefix
+    what = calibration.prefix_said if applied else "tool definitions and the reply's opening"
     return (
         '<div class="request-head" style="border:1px dashed #9aa0a6;border-radius:6px;padding:6px;'
         f'margin:4px 0;color:#5f6368;font-size:0.85em">prefix: {tokens:,} tokens, {html_text(what)} '

@@ -68,10 +68,10 @@ def test_csv_leaves_a_missing_figure_empty(tmp_path):
     assert out.read_text() == 'turn,cost_usd,note\n1,,"a ""quoted"", text"\n'
 
 
-def test_the_cache_breaks_reason_adds_up_to_the_difference_the_headline_states():
-    """Issue "figures a user can trust", item 4: each break is charged with every turn until
-    the next; with the turns before the first, the dollars are the stack's cost minus the raw
-    history's, to the cent (the real astropy session at claude-sonnet-4-5)."""
+def test_the_reason_adds_up_to_the_difference_the_headline_states():
+    """Issues 33, 4 and 44, 11: the difference from the raw history in parts (cache reads,
+    writes, uncached input, output tier, summaries), each with its dollars, that sum to the
+    stack's cost minus the raw history's (the real astropy session at claude-sonnet-4-5)."""
     from dataclasses import replace as changed
 
     from playground.engine.replay import replay
@@ -83,7 +83,8 @@ def test_the_cache_breaks_reason_adds_up_to_the_difference_the_headline_states()
     settings = changed(Config().settings, model="claude-sonnet-4-5", context_window=200_000)
     figures = totals(turn_table(replay(session, PRESETS["pyagentic recommended"], settings)))
     assert figures["saved_usd"] < 0 and figures["cache_breaks"] > 10
-    told = figures["cache_break_cost_usd"] + figures["before_breaks_usd"]
-    assert abs(told - (figures["cost_usd"] - figures["raw_cost_usd"])) < 0.01
-    # the old reason: the tokens re-paid at the breaks alone, a fraction of what the breaks cause
-    assert figures["cache_break_written_tokens"] > 3 * figures["cache_break_repaid_tokens"]
+    parts = sum(figures[f"difference_{p}_usd"] for p in ("read", "write", "uncached", "output"))
+    assert abs(parts + figures["summary_cost_usd"] - (figures["cost_usd"] - figures["raw_cost_usd"])) < 1e-5
+    # the breaks write the cache again: far more than the tokens re-paid at the breaks alone
+    assert figures["difference_write_tokens"] > 3 * figures["cache_break_repaid_tokens"]
+    assert figures["difference_write_usd"] > 0 and figures["difference_read_usd"] < 0
