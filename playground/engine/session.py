@@ -25,7 +25,7 @@ class ReadWarning:
     what: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.what}"
+        return f"{self.where}: {self.what}" if self.where else self.what
 
 
 @dataclass(frozen=True)

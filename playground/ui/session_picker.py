@@ -15,6 +15,7 @@ from playground.formats.catalogue import FORMATS
 from playground.measures.baseline import which_session
 from playground.ui import cache
 from playground.ui.text import escape_markdown
+from policies.base import counted
 
 SAMPLES = Path(__file__).parents[2] / "sample_sessions"
 DEFAULT_SAMPLE = "leave_request_hr.json"
@@ -152,6 +153,6 @@ def _describe(session: Session) -> None:
         f"{counter.total(session.messages):,} raw tokens · recorded usage: {'yes' if session.usage else 'no'}"
     )
     if session.warnings:
-        with st.expander(f"{len(session.warnings)} reader warning(s)"):
+        with st.expander(counted(len(session.warnings), "reader warning")):
             for warning in session.warnings:
                 st.text(f"- {warning}")

@@ -49,6 +49,8 @@ def test_copilot_cli_events_read_one_turn_per_api_call_with_its_output_tokens():
     assert set(session.models.values()) == {r["model"] for r in replies} == {"gpt-5.6-sol"}
     assert not session.usage  # Copilot records no input: said, not invented
     assert any("output tokens only" in str(w) for w in session.warnings)
+    (counted,) = [str(w) for w in session.warnings if str(w).startswith("events passed over")]
+    assert "session.start 1" in counted  # said without a location it has not got
     system = [e["data"]["content"] for e in events if e["type"] == "system.message"]
     assert [m.content for m in session.messages if m.role == "system"] == list(dict.fromkeys(system))
     assert len(session.times) == session.turns
