@@ -15,6 +15,7 @@ from typing import Any
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from policies.base import counted
 from policies.messages import ToolCall
 
 FORMAT = "GitHub Copilot CLI session"
@@ -76,7 +77,8 @@ def read(items: list, file: str) -> list[Session]:
         )
     if reasoning:
         builder.warn(
-            "", f"{reasoning:,} repl(ies) carry encrypted reasoning: sent back, not readable, not counted"
+            "",
+            f"encrypted reasoning in {counted(reasoning, 'assistant message')}: sent back, not readable, not counted",
         )
     builder.warn_counts("events passed over, not messages the model was sent", dict(passed))
     line = first_request.strip().splitlines()[0] if first_request.strip() else ""

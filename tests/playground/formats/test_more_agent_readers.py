@@ -51,6 +51,8 @@ def test_copilot_cli_events_read_one_turn_per_api_call_with_its_output_tokens():
     assert any("output tokens only" in str(w) for w in session.warnings)
     (counted,) = [str(w) for w in session.warnings if str(w).startswith("events passed over")]
     assert "session.start 1" in counted  # said without a location it has not got
+    encrypted = sum(bool(r.get("encryptedContent") or r.get("reasoningOpaque")) for r in replies)
+    assert f"encrypted reasoning in {encrypted} assistant messages" in " ".join(map(str, session.warnings))
     system = [e["data"]["content"] for e in events if e["type"] == "system.message"]
     assert [m.content for m in session.messages if m.role == "system"] == list(dict.fromkeys(system))
     assert len(session.times) == session.turns
