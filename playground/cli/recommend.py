@@ -13,7 +13,7 @@ from playground.analyses.sweep import default_workers
 from playground.cli.common import UsageError, add_price_argument, with_prices, write_json, write_whole
 from playground.stacks.config import Config
 from playground.stacks.presets import FRAMEWORK_PRESETS
-from policies.base import visible
+from policies.base import counted, visible
 
 
 def add_command(commands: Any) -> None:
@@ -154,7 +154,7 @@ def report(answer: Recommendation, sessions: int) -> str:
     presets = sum(t.kind == PRESET for t in answer.tried)
     searched = len(answer.tried) - presets - answer.trials - 1
     lines = [
-        f"searched {len(answer.tried):,} stacks on {sessions} session(s) in {answer.seconds:.1f} s: the raw "
+        f"searched {len(answer.tried):,} stacks on {counted(sessions, 'session')} in {answer.seconds:.1f} s: the raw "
         f"history, {presets} presets, {searched:,} from the grid and the local search (presets less a "
         f"policy among them), {answer.trials} proposed by the sampler; budget: {answer.budget.said()}"
     ]

@@ -9,7 +9,7 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
 from playground.limits import LIMITS, over
-from policies.base import shown, visible
+from policies.base import counted, shown, visible
 from policies.messages import Message, ToolCall
 
 
@@ -279,7 +279,8 @@ class SessionBuilder:
         if self.more_warnings:
             self.warnings.append(
                 ReadWarning(
-                    "", f"{self.more_warnings:,} more warning(s), not listed (the first {MAX_WARNINGS} are)"
+                    "",
+                    f"{counted(self.more_warnings, 'more warning')}, not listed (the first {MAX_WARNINGS} are)",
                 )
             )
         if not self.messages:

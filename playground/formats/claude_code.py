@@ -29,6 +29,7 @@ from playground.formats.builder import (
     uncached_plus_cache,
 )
 from playground.limits import LIMITS
+from policies.base import counted
 from policies.messages import ToolCall
 
 MESSAGE_TYPES = ("user", "assistant")
@@ -281,7 +282,8 @@ def _read_chain(
     builder.warn_counts("content blocks of kinds not read, their tokens not counted", dict(unread))
     if unbilled:
         builder.warn(
-            "", f"{unbilled:,} repl(ies) record all-zero usage: no API call was billed, none is counted"
+            "",
+            f"all-zero usage in {counted(unbilled, 'assistant message')}: no API call was billed, none is counted",
         )
     name = title or _first_line(first_request) or "Claude Code session"
     return builder.build(name)

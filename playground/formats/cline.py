@@ -26,6 +26,7 @@ from playground.formats.builder import (
     block_text,
     uncached_plus_cache,
 )
+from policies.base import counted
 from policies.messages import ToolCall
 
 _RESULT = re.compile(r"^\[[^\]\n]{1,300}\] Result:")
@@ -147,7 +148,7 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
     if missing:
         builder.warn(
             "",
-            f"{missing:,} call(s) answered by no result (a task resumed, or the user's feedback instead): "
+            f"{counted(missing, 'call')} answered by no result (a task resumed, or the user's feedback instead): "
             f'sent with the result "{MISSING_RESULT}", as Cline sends them',
         )
     if requests and len(requests) != replies:

@@ -18,6 +18,7 @@ from typing import Any
 from playground.engine.session import ReadWarning, Session
 from playground.formats import openai_chat
 from playground.formats.builder import as_dict, as_list
+from policies.base import counted
 
 FORMAT = "Letta agent file"
 
@@ -72,7 +73,7 @@ def _agent(agent: dict, file: str, n: int) -> Session:
         notes.append(
             ReadWarning(
                 "messages",
-                f"{renders} re-render(s) of the system prompt after memory edits left out: Letta puts each in "
+                f"{counted(renders, 're-render')} of the system prompt after memory edits left out: Letta puts each in "
                 "place of the first, which stays at the head here",
             )
         )

@@ -9,6 +9,7 @@ from typing import Any
 
 from playground.engine.session import Session
 from playground.money.cost import RecordedBill, recorded_bill
+from policies.base import counted
 
 # the output figure of a recorded call and the replies' own count part by more than this share:
 # the file records a snapshot (Claude Code 1.x/2.0 often logs output_tokens mid-stream)
@@ -89,10 +90,10 @@ def _recorded_words(figures: Mapping[str, Any], priced_as: str) -> str:
         if not priced_as
         else f"As recorded, priced as {priced_as}: ${recorded:,.4f} on {share} (the file's own usage at that price)"
     )
-    counted = figures.get("recorded_cost_counted_output_usd")
-    if counted is not None and abs(counted - recorded) > OUTPUT_GAP * max(recorded, 1e-9):
+    with_output = figures.get("recorded_cost_counted_output_usd")
+    if with_output is not None and abs(with_output - recorded) > OUTPUT_GAP * max(recorded, 1e-9):
         words += (
-            f"; ${counted:,.4f} with each reply's output counted from its text, as every replay here is "
+            f"; ${with_output:,.4f} with each reply's output counted from its text, as every replay here is "
             "billed (the replies count more than the file's output_tokens: Claude Code 1.x and 2.0, for "
             "one, log a mid-stream snapshot)"
         )
@@ -115,7 +116,7 @@ def raw_window_words(figures: Mapping[str, Any], window: int, compactions: int) 
     )
     if compactions:
         words += (
-            f" The agent compacted its own context {compactions:,} time(s) (marked on the tokens chart and "
+            f" The agent compacted its own context {counted(compactions, 'time')} (marked on the tokens chart and "
             "in the event log): the recorded figures are what it sent after each."
         )
     return words

@@ -31,6 +31,7 @@ from playground.money.pricing import (
     rule_model,
     turn_cost,
 )
+from policies.base import counted
 from policies.messages import Message
 
 
@@ -403,8 +404,8 @@ def recorded_calls(
     reply's output as the replay bills it (``replies_output``)."""
     session = result.session
     return [
-        recorded_call(session, turn.reply_index, fallback, counted, priced_as)
-        for turn, counted in zip(result.turns, output, strict=True)
+        recorded_call(session, turn.reply_index, fallback, replied, priced_as)
+        for turn, replied in zip(result.turns, output, strict=True)
     ]
 
 
@@ -422,7 +423,7 @@ class RecordedBill:
     @property
     def note(self) -> str:
         """The bill in words: how many calls it covers, and what it leaves out."""
-        whole = f"${self.cost:,.4f} for {self.calls:,} call(s) in {self.sessions} session(s)"
+        whole = f"${self.cost:,.4f} for {counted(self.calls, 'call')} in {counted(self.sessions, 'session')}"
         if self.priced == self.calls:
             return whole
         missing = ", ".join(self.unpriced_models) or "no cache figures recorded"

@@ -26,6 +26,7 @@ from playground.measures.metrics import recorded_compactions
 from playground.ui import state
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown, html_text
+from policies.base import counted
 from policies.messages import CLIPPED
 
 FATE_COLOURS = {
@@ -169,7 +170,7 @@ def show(replayed: Replayed) -> None:
     if quotes:
         shown = "; ".join(q if len(q) <= 80 else q[:79] + "…" for q in quotes[:5])
         st.warning(
-            f"The recorded reply at this turn copies {len(quotes)} line(s) from an earlier result that the "
+            f"The recorded reply at this turn copies {counted(len(quotes), 'line')} from an earlier result that the "
             f"request no longer held: {escape_markdown(shown)}"
             + (f" and {len(quotes) - 5} more" if len(quotes) > 5 else "")
             + ". They are marked where they were in the raw history."

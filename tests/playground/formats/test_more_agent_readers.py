@@ -109,7 +109,7 @@ def test_a_letta_agent_file_keeps_its_calls_paired_and_its_model():
     assert session.turns == sum(m["role"] == "assistant" for m in raw["messages"]) == 28
     renders = sum(m["role"] == "system" for m in raw["messages"]) - 1
     assert sum(m.role == "system" for m in session.messages) == 1 and renders == 5
-    assert any(f"{renders} re-render(s) of the system prompt" in str(w) for w in session.warnings)
+    assert any(f"{renders} re-renders of the system prompt" in str(w) for w in session.warnings)
     assert set(session.models.values()) == {raw["llm_config"]["model"]}
     assert not [w for w in session.warnings if "has no result" in str(w) or "no assistant call" in str(w)]
     _replays_clean(session)
@@ -203,6 +203,7 @@ def test_a_cline_call_answered_by_a_task_resumption_is_sent_as_result_missing_as
     assert session.messages[2].content == "result missing" and session.messages[2].tool_call_ids == (
         "toolu_1",
     )
+    assert any(str(w).startswith("1 call answered by no result") for w in session.warnings)
     assert any('sent with the result "result missing"' in str(w) for w in session.warnings)
     figures = totals(turn_table(replay(session, [], Config().settings_for(session))))
     assert figures["turns_with_violations"] == figures["raw_turns_with_violations"] == 0
@@ -448,7 +449,7 @@ def test_a_file_of_thousands_of_warnings_lists_fifty_and_counts_the_rest():
         ]
     (session,) = read_bytes(json.dumps(messages).encode(), "chat.json")
     assert len(session.warnings) == 51
-    assert str(session.warnings[-1]).endswith("2,949 more warning(s), not listed (the first 50 are)")
+    assert str(session.warnings[-1]).endswith("2,949 more warnings, not listed (the first 50 are)")
 
 
 def _best_time(work, *args) -> float:

@@ -159,7 +159,7 @@ def test_a_file_with_subagents_says_which_session_is_shown_and_the_whole_file_s_
     words = which_session(sessions[1], sessions)
     assert words.startswith("Session 2 of 3 in this file (1 main, 2 subagent).")
     main_calls, subagent_calls = _raw(path)
-    assert f"for {len(main_calls) + len(subagent_calls)} call(s) in 3 session(s)" in words
+    assert f"for {len(main_calls) + len(subagent_calls)} calls in 3 sessions" in words
     assert which_session(sessions[0], sessions[:1]) == ""
 
 

@@ -930,9 +930,7 @@ def test_a_claude_code_upload_shows_its_bill_as_recorded_its_place_in_the_file_a
     at = uploaded(path)
     captions = [text(c) for c in at.sidebar.caption]
     assert any(c.startswith("Session 1 of 3 in this file (1 main, 2 subagent).") for c in captions)
-    assert any(
-        "The whole file's recorded bill: $0.1549 for 14 call(s) in 3 session(s)" in c for c in captions
-    )
+    assert any("The whole file's recorded bill: $0.1549 for 14 calls in 3 sessions" in c for c in captions)
     page = [text(c) for c in at.main.caption] + [text(m) for m in at.main.markdown]
     assert any("As recorded $0.1148 on all 12 calls" in c for c in page)
     assert any("**As recorded $0.1148**" in m for m in page)
@@ -945,7 +943,7 @@ def test_a_session_that_compacted_at_188k_flags_the_raw_history_over_its_200k_wi
     assert at.session_state["model"] == "claude-opus-4-6" and at.session_state["context_window"] == 200_000
     notes = [text(i) for i in at.main.info]
     assert any(n.startswith("The raw history outgrows the 200,000-token window at ") for n in notes)
-    assert any("The agent compacted its own context 1 time(s)" in n for n in notes)
+    assert any("The agent compacted its own context 1 time (marked" in n for n in notes)
 
 
 def test_the_hidden_prefix_is_a_block_of_its_own_in_the_composition_and_side_by_side():
