@@ -31,7 +31,13 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
         2_000_000,
         "values in one JSON or JSONL file (a comma, bracket or line starts one), counted before parsing",
     )
+    max_read_seconds: float = _limit(60.0, "reading one file (a folder or an archive: all of it)")
     max_sessions: int = _limit(1_000, "sessions (runs, samples, subagents) in one file")
+    max_counted_chars: int = _limit(
+        64 * 2**20,
+        "characters of text a token counter keeps counts for (the app keeps one per model, a corpus "
+        "run one per worker); past it they are counted again when next seen",
+    )
     # configs and stacks
     max_config_bytes: int = _limit(2**20, "one config file")
     max_config_nesting: int = _limit(32, "nesting depth of a config file")

@@ -6,11 +6,10 @@ cheap (lengths, no tokenizer), so a policy may call them for every message of ev
 
 from __future__ import annotations
 
-import json
 import math
 from functools import lru_cache
 
-from policies.messages import Message, ToolCall
+from policies.messages import Message, ToolCall, parsed_arguments
 
 # langchain-core==1.8.4, langchain_core/messages/utils.py::count_tokens_approximately
 LANGCHAIN_CHARS_PER_TOKEN = 4.0
@@ -20,10 +19,7 @@ _LANGCHAIN_ROLES = {"developer": "system"}  # _get_message_openai_role: a System
 
 def call_args(call: ToolCall) -> dict:
     """A call's arguments as the framework parses them into a dict (empty or not an object: {})."""
-    try:
-        value = json.loads(call.arguments) if call.arguments.strip() else {}
-    except ValueError:
-        return {}
+    value = parsed_arguments(call.arguments) if call.arguments.strip() else {}
     return value if isinstance(value, dict) else {}
 
 

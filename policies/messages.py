@@ -89,17 +89,40 @@ def said_parts(message: Message) -> list[str]:
     return parts
 
 
+NOT_JSON: Final = object()  # what ``parsed_arguments`` gives for arguments that are not JSON
+MAX_ARGUMENT_DEPTH: Final = 64  # deeper arguments are read as text: no tool takes such, and a
+# parser, ``repr`` or ``json.dumps`` of thousands of levels runs out of stack
+
+
+def parsed_arguments(arguments: str) -> object:
+    """A tool call's arguments as JSON, or ``NOT_JSON`` where they are not JSON or nest deeper
+    than ``MAX_ARGUMENT_DEPTH``: the one place an uploaded call's arguments are parsed."""
+    try:
+        data = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return NOT_JSON
+    return data if _depth(data) <= MAX_ARGUMENT_DEPTH else NOT_JSON
+
+
+def _depth(data: object) -> int:
+    """How deep lists and objects nest in ``data``, walked without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
 def arguments_said(arguments: str) -> str:
     """What a tool call's arguments say: the values of their JSON, decoded (a ``\\n`` is a line
     break, not the letter n; a key names a field, it says nothing), one per line; the text as
     recorded where it is not JSON."""
     if not arguments.lstrip().startswith(("{", "[")):
         return arguments
-    try:
-        data = json.loads(arguments)
-    except ValueError:
-        return arguments
-    return "\n".join(_values(data))
+    data = parsed_arguments(arguments)
+    return arguments if data is NOT_JSON else "\n".join(_values(data))
 
 
 def _values(data: object) -> list[str]:

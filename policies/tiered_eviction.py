@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from fnmatch import fnmatch
 from functools import lru_cache
@@ -25,6 +24,7 @@ from policies.messages import (
     STUB,
     Message,
     ToolCall,
+    parsed_arguments,
     render_transcript,
     sources_of,
 )
@@ -57,10 +57,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 def _arguments(call: ToolCall | None) -> str:
     if call is None:
         return "?"
-    try:
-        data = json.loads(call.arguments) if call.arguments else {}
-    except ValueError:
-        data = None
+    data = parsed_arguments(call.arguments) if call.arguments else {}
     text = ", ".join(f"{k}={v}" for k, v in data.items()) if isinstance(data, dict) else call.arguments
     return text if len(text) <= 80 else text[:79] + "…"
 

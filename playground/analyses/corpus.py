@@ -213,14 +213,19 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
         return UnitResult(key, [base | {"error": f"{label}: {error}"}], None)
     except (OSError, zipfile.BadZipFile) as error:
         return UnitResult(key, [base | {"error": f"{label}: cannot read: {error}"}], None)
+    except Exception as error:  # a reader's fault: this file listed with it, the rest go on
+        return UnitResult(key, [base | {"error": f"{label}: the reader failed: {type(error).__name__}"}], None)
     counter = counter or TokenCounter(job.settings.model)
     rows, frames = [], []
-    for index, session in enumerate(sessions):
-        named = {"source": label, "session_index": index, "session": _storable(session.name)}
-        for row, frame in session_figures(session, job, counter):
-            rows.append(named | row)
-            if frame is not None:
-                frames.append(frame.assign(**named, stack=row["stack"]))
+    try:
+        for index, session in enumerate(sessions):
+            named = {"source": label, "session_index": index, "session": _storable(session.name)}
+            for row, frame in session_figures(session, job, counter):
+                rows.append(named | row)
+                if frame is not None:
+                    frames.append(frame.assign(**named, stack=row["stack"]))
+    finally:
+        counter.forget()  # a worker's counter keeps nothing of this file for the next
     turns = pd.concat(frames, ignore_index=True) if frames else None
     return UnitResult(key, rows, turns)
 

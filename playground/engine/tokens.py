@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from playground.limits import LIMITS
 from policies.messages import Message
 
 # OpenAI cookbook, "How to count tokens with tiktoken": every message costs 3 tokens of
@@ -113,6 +114,11 @@ class TokenCounter:
         self._content_cache: dict[str, int] = {}
         self._text_cache: dict[tuple[str, str], int] = {}  # text_cached()
         self._others: dict[str, TokenCounter] = {}  # in_encoding()
+        # the caches' keys hold the texts counted: past this many characters they are
+        # emptied (counted again when next seen), so a server or a corpus run that counts
+        # many sessions keeps memory in proportion to the largest, not to all of them
+        self.max_held_chars = LIMITS.max_counted_chars
+        self._held_chars = 0
         self.encoded = 0  # messages actually encoded, for tests and the benchmark
 
     def known(self) -> tuple[dict[tuple, int], dict[str, int]]:
@@ -147,6 +153,7 @@ class TokenCounter:
             spans.append((len(texts), len(parts)))
             texts += parts
         counts = self.encoder.counts(texts)
+        self._hold(sum(map(len, texts)))
         for (key, message), (start, n) in zip(fresh.items(), spans, strict=True):
             self.encoded += 1
             self._cache[key] = self._framing(message) + sum(counts[start : start + n])
@@ -180,7 +187,26 @@ class TokenCounter:
     def _encode(self, message: Message) -> int:
         self.encoded += 1
         encode_len = self.encoder.encode_len
-        return self._framing(message) + sum(encode_len(part) for part in self._parts(message))
+        parts = self._parts(message)
+        self._hold(sum(map(len, parts)))
+        return self._framing(message) + sum(encode_len(part) for part in parts)
+
+    def _hold(self, chars: int) -> None:
+        """Note texts about to be kept as keys; past ``max_held_chars`` every cache is emptied
+        first (a count is the same whenever it is made: only its time is lost)."""
+        self._held_chars += chars
+        if self._held_chars > self.max_held_chars:
+            self.forget()
+            self._held_chars = chars
+
+    def forget(self) -> None:
+        """Drop every count kept (a corpus worker between files: its memory follows the
+        largest file, not the corpus)."""
+        self._cache.clear()
+        self._content_cache.clear()
+        self._text_cache.clear()
+        self._others.clear()
+        self._held_chars = 0
 
     def text(self, text: str) -> int:
         """Tokens of a plain text (not cached: for one-off texts such as a summary)."""
@@ -193,6 +219,7 @@ class TokenCounter:
         key = (prefix, text)
         tokens = self._text_cache.get(key)
         if tokens is None:
+            self._hold(len(prefix) + len(text))
             tokens = self._text_cache[key] = self.encoder.encode_len(prefix + text)
         return tokens
 
@@ -211,6 +238,7 @@ class TokenCounter:
         what a framework that counts content only reads."""
         tokens = self._content_cache.get(message.content)
         if tokens is None:
+            self._hold(len(message.content))
             tokens = self._content_cache[message.content] = self.encoder.encode_len(message.content)
         return tokens
 

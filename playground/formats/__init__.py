@@ -42,15 +42,19 @@ from playground.formats import (
     responses,
     swe_agent,
 )
-from playground.formats.builder import too_many_messages
+from playground.formats.builder import read_time_bounded, too_many_messages
 from playground.formats.json_text import json_lines, parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
 from policies.base import shown
 
 
 def read_path(path: str | os.PathLike) -> list[Session]:
-    """Every session in the file at ``path`` (most files hold one)."""
-    file = os.fspath(path)
+    """Every session in the file at ``path`` (most files hold one), within ``max_read_seconds``."""
+    with read_time_bounded():
+        return _read_path(os.fspath(path))
+
+
+def _read_path(file: str) -> list[Session]:
     if os.path.isdir(file):
         return _read_folder(file)
     try:
@@ -95,8 +99,14 @@ def _json_file(path: str) -> Any:
 
 
 def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None) -> list[Session]:
-    """Every session in ``data``, read as the contents of a file named ``file``; ``beside``
-    holds files uploaded with it, by name (Cline's ui_messages.json beside its history)."""
+    """Every session in ``data``, read as the contents of a file named ``file``, within
+    ``max_read_seconds``; ``beside`` holds files uploaded with it, by name (Cline's
+    ui_messages.json beside its history)."""
+    with read_time_bounded():
+        return _read_bytes(data, file, beside)
+
+
+def _read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None) -> list[Session]:
     _check_size(len(data), file)
     if not data.strip():
         raise TranscriptError(file, "", "the file is empty")

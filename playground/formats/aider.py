@@ -105,9 +105,7 @@ def _session(start: int, lines: list[str], file: str) -> Session | None:
 
 
 def _usage(builder: SessionBuilder, found: re.Match) -> None:
-    reply = next(
-        (i for i in range(len(builder.messages) - 1, -1, -1) if builder.messages[i].role == "assistant"), None
-    )
+    reply = builder.last_reply
     if reply is None or reply in builder.usage:
         builder.warn(builder.where, "a Tokens line with no reply of its own before it: not attached")
         return

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -74,6 +80,47 @@ def arguments_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+_READ_DEADLINE: ContextVar[float | None] = ContextVar("read_deadline", default=None)
+
+
+@contextmanager
+def read_time_bounded() -> Iterator[None]:
+    """A read of one file (and whatever it opens) ends within ``max_read_seconds``: a file
+    read in pieces (a folder, an archive) shares the outermost read's time."""
+    if _READ_DEADLINE.get() is not None:
+        yield
+        return
+    token = _READ_DEADLINE.set(time.monotonic() + LIMITS.max_read_seconds)
+    try:
+        yield
+    finally:
+        _READ_DEADLINE.reset(token)
+
+
+def check_read_time(file: str, where: str) -> None:
+    """Stop a read that has run past its time, naming where it had got to."""
+    deadline = _READ_DEADLINE.get()
+    if deadline is not None and time.monotonic() > deadline:
+        raise TranscriptError(file, where, str(over("max_read_seconds", "reading the file took longer")))
+
+
+@dataclass
+class _Join:
+    """The parts of one assistant message that later lines add to it, joined at the end."""
+
+    content: list[tuple[str, str]]  # (separator before it, text)
+    thinking: list[str]
+    calls: list[ToolCall]
+    seen: set[str] = field(default_factory=set)
+
+    def text(self) -> str:
+        parts: list[str] = []
+        for separator, text in self.content:
+            if text:
+                parts += [separator, text] if parts else [text]
+        return "".join(parts)
+
+
 class SessionBuilder:
     """Collects messages in raw order; each gets its raw index as ``source``."""
 
@@ -94,9 +141,26 @@ class SessionBuilder:
         self.unreadable_times = 0
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
-        self.where = ""  # the item being read: readers set it, so a checked field can name its place
+        self._where = ""
+        self._steps = 0
         self.more_warnings = 0  # warnings past MAX_WARNINGS, counted
         self._call_names: dict[str, str] = {}
+        self.text_chars = 0  # the session's text as read, references resolved: held to the file limit
+        self.last_reply: int | None = None  # the index of the last assistant message
+        self._joins: dict[int, _Join] = {}  # index -> parts still to join onto that message
+
+    @property
+    def where(self) -> str:
+        """The item being read: readers set it, so a checked field can name its place. Each
+        1,024th item set checks the read's time (``max_read_seconds``)."""
+        return self._where
+
+    @where.setter
+    def where(self, place: str) -> None:
+        self._where = place
+        self._steps += 1
+        if not self._steps & 1023:
+            check_read_time(self.file, place)
 
     def error(self, where: str, what: str) -> TranscriptError:
         return TranscriptError(self.file, where, what)
@@ -126,6 +190,8 @@ class SessionBuilder:
         cache_write_1h: int | None = None,
     ) -> None:
         index = len(self.messages)
+        if index == LIMITS.max_messages:  # refused as the limit is passed, not after the whole file
+            raise self.error(self.where, too_many_messages(index + 1))
         if name is not None and not isinstance(name, str):
             raise self.error(self.where, f"name must be text, got {kind_of(name)}")
         content = self._valid_text(content, "content")
@@ -133,6 +199,7 @@ class SessionBuilder:
         name = None if name is None else self._valid_text(name, "name")
         tool_call_ids = tuple(self._valid_text(i, "tool_call_id") for i in tool_call_ids)
         tool_calls = self._note_calls(tool_calls)
+        self._hold(len(content) + len(thinking) + sum(len(c.arguments) for c in tool_calls))
         # a result that recorded no name keeps none (it is counted and sent as recorded); whether
         # it is an agent's result is read from the call it answers
         called = self._call_names.get(tool_call_ids[0]) if tool_call_ids else None
@@ -149,6 +216,8 @@ class SessionBuilder:
                 thinking=thinking,
             )
         )
+        if role == "assistant":
+            self.last_reply = index
         if prompt_tokens is not None:
             self.usage[index] = prompt_tokens
         if cache_read is not None:
@@ -169,20 +238,63 @@ class SessionBuilder:
         return bool(self.messages) and self.messages[-1].role == "assistant"
 
     def join_last(
-        self, content: str = "", tool_calls: tuple[ToolCall, ...] = (), thinking: str = "", index: int = -1
+        self,
+        content: str = "",
+        tool_calls: tuple[ToolCall, ...] = (),
+        thinking: str = "",
+        index: int = -1,
+        *,
+        separator: str = "\n",
+        once: bool = False,
     ) -> None:
         """Add text, calls and thinking to an assistant message (the last, or the one at
         ``index`` when results of its first calls were written before its later ones): one
-        inference, several items."""
-        last = self.messages[index]
+        inference, several items. The parts are joined once, at ``build``, so a reply of many
+        lines or stream deltas reads in time linear in its length; until then the message's
+        role and source hold, its text and calls do not. ``separator`` goes between texts
+        ("" for stream deltas); ``once`` leaves out a text this message already holds (a
+        thought each event of one response repeats)."""
+        index = index % len(self.messages)
+        join = self._joins.get(index)
+        if join is None:
+            last = self.messages[index]
+            join = self._joins[index] = _Join(
+                [("", last.content)], [last.thinking], list(last.tool_calls), {last.content}
+            )
         content = self._valid_text(content, "content")
-        thinking = self._valid_text(thinking, "thinking")
+        if content and not (once and content in join.seen):
+            join.content.append((separator, content))
+            join.seen.add(content)
+        if thinking := self._valid_text(thinking, "thinking"):
+            join.thinking.append(thinking)
         tool_calls = self._note_calls(tool_calls)
-        self.messages[index] = last.replace(
-            content="\n".join(t for t in (last.content, content) if t),
-            thinking="\n".join(t for t in (last.thinking, thinking) if t),
-            tool_calls=last.tool_calls + tool_calls,
-        )
+        join.calls.extend(tool_calls)
+        self._hold(len(content) + len(thinking) + sum(len(c.arguments) for c in tool_calls))
+
+    def _hold(self, chars: int) -> None:
+        """Count text the session now holds. A reference a format resolves (an Inspect
+        ``attachment://``) can make a small file stand for far more text than it holds, so the
+        text itself is held to the limit on a file's size."""
+        self.text_chars += chars
+        if self.text_chars > LIMITS.max_file_bytes:
+            raise self.error(
+                self.where,
+                str(
+                    over(
+                        "max_file_bytes",
+                        f"the session's text, references resolved, reaches {self.text_chars:,} characters",
+                    )
+                ),
+            )
+
+    def _apply_joins(self) -> None:
+        for index, join in self._joins.items():
+            self.messages[index] = self.messages[index].replace(
+                content=join.text(),
+                thinking="\n".join(t for t in join.thinking if t),
+                tool_calls=tuple(join.calls),
+            )
+        self._joins.clear()
 
     def _note_calls(self, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
         """The calls, their text checked; a call id used before gets a warning."""
@@ -274,6 +386,7 @@ class SessionBuilder:
         raise self.error(self.where, f"{field} must be text, got {kind_of(value)}")
 
     def build(self, name: str) -> Session:
+        self._apply_joins()
         if self.unreadable_times:
             self.warn("", f"{self.unreadable_times:,} time(s) that do not read: those replies have no time")
         if self.more_warnings:
@@ -321,6 +434,12 @@ CACHE_READ_FIELDS = (
     ("input_tokens_details", "cached_tokens"),  # OpenAI Responses
     ("input_token_details", "cache_read"),  # LangChain usage_metadata
 )
+
+
+def digest(value: Any) -> bytes:
+    """A JSON value known by all of it, in 16 bytes: how a reader tells a message it read
+    before from a new one that shares a long beginning with it."""
+    return hashlib.blake2b(json.dumps(value, sort_keys=True, default=str).encode(), digest_size=16).digest()
 
 
 def kind_of(value: Any) -> str:

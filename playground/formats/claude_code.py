@@ -12,7 +12,6 @@ are the agent's own compactions. Every other line type is passed over and counte
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import replace
@@ -28,6 +27,7 @@ from playground.formats.builder import (
     label_of,
     uncached_plus_cache,
 )
+from playground.formats.json_text import read_side_file
 from playground.limits import LIMITS
 from policies.base import counted
 from policies.messages import ToolCall
@@ -138,8 +138,8 @@ def subagents_beside(file: str, main: Session) -> list[Session]:
 
 def _meta_description(path: Path) -> str:
     try:
-        meta = json.loads(path.read_bytes()[: 2**20])
-    except (OSError, ValueError):
+        meta = read_side_file(path.read_bytes()[: 2**20])
+    except OSError:
         return ""
     description = meta.get("description") if isinstance(meta, dict) else None
     return description[:200] if isinstance(description, str) else ""

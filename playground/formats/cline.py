@@ -13,7 +13,6 @@ reads and writes, which are preferred where the two files are read together.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from playground.formats.builder import (
     block_text,
     uncached_plus_cache,
 )
+from playground.formats.json_text import read_side_file
 from policies.base import counted
 from policies.messages import ToolCall
 
@@ -73,10 +73,7 @@ def requests_beside(file: str) -> list[dict]:
 
 def requests_from(data: bytes) -> list[dict]:
     """The ``api_req_started`` records of a ui_messages.json (none where it does not read)."""
-    try:
-        items = json.loads(data)
-    except ValueError:
-        return []
+    items = read_side_file(data)
     requests = []
     for item in items if isinstance(items, list) else []:
         if (
@@ -84,10 +81,7 @@ def requests_from(data: bytes) -> list[dict]:
             and item.get("say") == "api_req_started"
             and isinstance(item.get("text"), str)
         ):
-            try:
-                record = json.loads(item["text"])
-            except ValueError:
-                continue
+            record = read_side_file(item["text"].encode("utf-8", "surrogatepass"))
             if isinstance(record, dict):
                 requests.append(record)
     return requests

@@ -255,8 +255,7 @@ def _stream_run(events: list[tuple[int, dict]], file: str) -> Session:
                 builder.add("user", text)
                 open_reply = False
             elif open_reply and builder.last_is_open_assistant():
-                last = builder.messages[-1]  # a delta chunk: joined without a separator
-                builder.messages[-1] = last.replace(content=last.content + text)
+                builder.join_last(text, separator="")  # a delta chunk: joined without a separator
             else:
                 builder.add("assistant", text, model=model)
                 open_reply = True

@@ -11,13 +11,12 @@ read from the sample's ``attachments``.
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from collections import Counter
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, digest, label_of
 from playground.formats.json_text import zip_member
 from playground.limits import LIMITS, over
 from policies.messages import ToolCall
@@ -38,7 +37,12 @@ def read(data: dict, file: str) -> list[Session]:
     samples = [s for s in data["samples"] if isinstance(s, dict)]
     if not samples:
         raise TranscriptError(file, "samples", "the log holds no samples (a header-only log?)")
-    return [_sample(sample, file, task) for sample in samples]
+    sessions: list[Session] = []
+    held = 0  # the text of every sample so far: together held to the limit on the file's size
+    for sample in samples:
+        session, held = _sample(sample, file, task, held)
+        sessions.append(session)
+    return sessions
 
 
 def read_eval(data: bytes, file: str) -> list[Session]:
@@ -59,7 +63,7 @@ def read_eval(data: bytes, file: str) -> list[Session]:
             if isinstance(header, dict)
             else "inspect"
         )
-        total, sessions = 0, []
+        total, total_text, sessions = 0, 0, []
         for name in sorted(names):
             total += archive.getinfo(name).file_size
             if total > LIMITS.max_archive_bytes:
@@ -69,15 +73,27 @@ def read_eval(data: bytes, file: str) -> list[Session]:
             sample = zip_member(archive, name, file)
             if not isinstance(sample, dict):
                 raise TranscriptError(file, name, "a sample that is not an object")
-            sessions.append(_sample(sample, f"{file}:{name}", task))
+            session, held = _sample(sample, f"{file}:{name}", task)
+            total_text += held
+            if total_text > LIMITS.max_archive_bytes:
+                raise TranscriptError(
+                    file,
+                    name,
+                    str(over("max_archive_bytes", "the samples' text, references resolved, passes it")),
+                )
+            sessions.append(session)
         return sessions
 
 
-def _sample(sample: dict, file: str, task: str) -> Session:
+def _sample(sample: dict, file: str, task: str, held: int = 0) -> tuple[Session, int]:
+    """The sample's session, and the text held with it (``held`` before it, as ``attachment://``
+    references resolve to)."""
     builder = SessionBuilder(file, "Inspect AI log")
+    builder.text_chars = held
     attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
     pool = sample.get("message_pool") if isinstance(sample.get("message_pool"), list) else []
-    seen: set[str] = set()
+    seen: set[str | bytes] = set()
+    unread_pool = _Unread(len(pool))
     passed: Counter[str] = Counter()
     events = sample.get("events") if isinstance(sample.get("events"), list) else []
     for n, event in enumerate(events):
@@ -85,13 +101,8 @@ def _sample(sample: dict, file: str, task: str) -> Session:
             passed[label_of(event.get("event")) if isinstance(event, dict) else "not an object"] += 1
             continue
         builder.where = f"sample {sample.get('id')} event {n}"
-        request = _request(event, pool)
-        for message in request:
-            key = (
-                message["id"]
-                if isinstance(message.get("id"), str)
-                else json.dumps(message, sort_keys=True, default=str)[:2000]
-            )
+        for message in _request(event, pool, unread_pool):
+            key = message["id"] if isinstance(message.get("id"), str) else digest(message)
             if key in seen:
                 continue
             seen.add(key)
@@ -115,17 +126,44 @@ def _sample(sample: dict, file: str, task: str) -> Session:
         )
     builder.warn_counts("events passed over, not model calls", dict(passed))
     name = f"{task} sample {sample.get('id')} epoch {sample.get('epoch', 1)}"
-    return builder.build(name[:200])
+    return builder.build(name[:200]), builder.text_chars
 
 
-def _request(event: dict, pool: list) -> list[dict]:
+def _request(event: dict, pool: list, unread: _Unread) -> list[dict]:
+    """The messages of a request not read before: its ``input``, or the pool messages its
+    ``input_refs`` ranges name that no earlier request named (each pool message is visited
+    once, however many requests name it again)."""
     if isinstance(event.get("input"), list) and event["input"]:
         return [m for m in event["input"] if isinstance(m, dict)]
     messages = []
     for span in as_list(event.get("input_refs")):
         if isinstance(span, list) and len(span) == 2 and all(type(i) is int for i in span):
-            messages += [m for m in pool[span[0] : span[1]] if isinstance(m, dict)]
+            start, stop = (max(0, min(i, len(pool))) for i in span)
+            messages += [m for m in (pool[i] for i in unread.take(start, stop)) if isinstance(m, dict)]
     return messages
+
+
+class _Unread:
+    """Indices 0..size-1 not yet taken; ``take(start, stop)`` gives and takes those in the
+    range, in time proportional to what it gives (a next-unread pointer per index, paths
+    halved as they are followed)."""
+
+    def __init__(self, size: int) -> None:
+        self._next = list(range(size + 1))  # size: past the end, never taken
+
+    def _find(self, i: int) -> int:
+        while self._next[i] != i:
+            self._next[i] = self._next[self._next[i]]
+            i = self._next[i]
+        return i
+
+    def take(self, start: int, stop: int) -> list[int]:
+        taken, i = [], self._find(start)
+        while i < stop:
+            taken.append(i)
+            self._next[i] = i + 1
+            i = self._find(i + 1)
+        return taken
 
 
 def _add(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+from collections.abc import Iterator
 from itertools import accumulate
 from typing import Any
 
@@ -69,11 +70,21 @@ def parse_json(text: str, file: str) -> Any:
     return items
 
 
+def read_side_file(data: bytes) -> Any:
+    """A file read beside a transcript (Cline's ui_messages.json, a subagent's .meta.json) under
+    the transcript's bounds; None where it does not read (too deep or too large, not UTF-8,
+    not JSON): it adds to a session, never stops one from reading."""
+    try:
+        return parse_json(data.decode("utf-8"), "")
+    except (TranscriptError, UnicodeDecodeError):
+        return None
+
+
 def json_lines(text: str) -> tuple[list[Any], list[tuple[int, str]]]:
     """Every record of a JSONL text that reads, and (line number, reason) for each that does
     not: an agent's log cut mid-line (a crash, a live session) keeps what it recorded."""
     items, bad = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -83,6 +94,16 @@ def json_lines(text: str) -> tuple[list[Any], list[tuple[int, str]]]:
         except json.JSONDecodeError as error:
             bad.append((number, f"invalid JSON Lines record: {_reason(error)}"))
     return items, bad
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time (``splitlines`` holds a million of them at once)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop
+        yield text[start:stop]
+        start = stop + 1
 
 
 class NotANumber(ValueError):
@@ -111,8 +132,12 @@ def _real(text: str) -> float:
     return value
 
 
+# one decoder for every document and line: ``json.loads`` with hooks builds a new one per call
+_DECODER = json.JSONDecoder(parse_constant=_constant, parse_int=_integer, parse_float=_real)
+
+
 def loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_constant, parse_int=_integer, parse_float=_real)
+    return _DECODER.decode(text)
 
 
 def _reason(error: json.JSONDecodeError) -> str:

@@ -12,11 +12,10 @@ the exporter put them there; a generation repeated for one message counts once.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, uncached_plus_cache
+from playground.formats.builder import SessionBuilder, arguments_text, digest, uncached_plus_cache
 from policies.messages import ToolCall
 
 
@@ -78,7 +77,7 @@ def _from_generations(builder: SessionBuilder, generations: list[dict]) -> None:
     for n, generation in enumerate(generations):
         builder.where = f"generation {n}"
         for message in generation.get("input") if isinstance(generation.get("input"), list) else []:
-            key = json.dumps(message, sort_keys=True, default=str)[:4000]
+            key = digest(message)
             if key in seen or not isinstance(message, dict):
                 continue
             seen.add(key)
@@ -91,7 +90,7 @@ def _from_generations(builder: SessionBuilder, generations: list[dict]) -> None:
                 builder.add("assistant", _text(message.get("content")), tool_calls=_calls(message))
         output = generation.get("output")
         reply = output if isinstance(output, dict) else {"content": output}
-        seen.add(json.dumps({"role": "assistant", **reply}, sort_keys=True, default=str)[:4000])
+        seen.add(digest({"role": "assistant", **reply}))
         builder.add(
             "assistant", _text(reply.get("content")), tool_calls=_calls(reply), **_usage(builder, generation)
         )
@@ -135,13 +134,16 @@ def _from_spans(builder: SessionBuilder, observations: list[dict], generations: 
             message not in best or _total(details) > _total(best[message].get("usageDetails"))
         ):
             best[message] = g
+    calls_of: dict[str, list[tuple[str, dict[str, Any]]]] = {}  # message id -> its calls, in order
+    for cid, c in calls.items():
+        calls_of.setdefault(c["message"], []).append((cid, c))
     for message in order:
         text = "\n".join(parts.get(message, {})[p] for p in sorted(parts.get(message, {})))
         builder.where = f"message {message[:40]}"
         if role_of[message] == "user":
             builder.add("user", text)
             continue
-        own = [(cid, c) for cid, c in calls.items() if c["message"] == message]
+        own = calls_of.get(message, [])
         tool_calls = tuple(ToolCall(cid, str(c["tool"]), arguments_text(c.get("input"))) for cid, c in own)
         builder.add(
             "assistant",

@@ -138,7 +138,7 @@ def _reply(
     response = event.get("llm_response_id") if isinstance(event.get("llm_response_id"), str) else None
     if response is not None and response in responses:
         index = responses[response]
-        builder.join_last(text if text not in builder.messages[index].content else "", calls, index=index)
+        builder.join_last(text, calls, index=index, once=True)
         return
     builder.add(
         "assistant", text, tool_calls=calls, model=model, time=builder.reply_time(event.get("timestamp"))

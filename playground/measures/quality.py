@@ -25,7 +25,7 @@ from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
 from playground.measures.fact_index import NONE, FactFinder
 from policies.facts import facts_of_text
-from policies.messages import ORIGINAL, Message, said, said_parts
+from policies.messages import NOT_JSON, ORIGINAL, Message, parsed_arguments, said, said_parts
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,8 @@ def quotes_of_reply(parts: list[str]) -> list[str]:
 
 
 def call_key(name: str, arguments: str) -> tuple[str, str]:
-    try:
-        arguments = json.dumps(json.loads(arguments), sort_keys=True)
-    except ValueError:
-        arguments = arguments.strip()
-    return name, arguments
+    data = parsed_arguments(arguments)
+    return name, arguments.strip() if data is NOT_JSON else json.dumps(data, sort_keys=True)
 
 
 def calls_and_earlier_results(raw: Sequence[Message]) -> dict[int, list[tuple[str, list[int]]]]:

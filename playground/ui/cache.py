@@ -7,6 +7,7 @@ serves every rerun and every user of the server.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -25,7 +26,10 @@ from playground.limits import LIMITS
 from playground.measures.metrics import events_frame, totals, turn_table
 from playground.money.cost import Pricing, RecordedBill, recorded_bill
 from playground.summaries.base import SummaryStats
+from policies.base import shown
 from policies.registry import PolicySpec
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,11 @@ def _load(digest: str, name: str, _data: bytes, _beside: tuple[tuple[str, bytes]
         return Loaded(sessions, bill=recorded_bill(sessions))
     except TranscriptError as error:
         return Loaded(error=str(error))
+    except Exception:  # a fault of ours, not of the file: said plainly, the server's log has it
+        _log.exception("reading %r failed", name[:200])
+        return Loaded(
+            error=f"{shown(name)}: the playground failed to read this file (its fault, not the file's)"
+        )
 
 
 def load(data: bytes, name: str, beside: tuple[tuple[str, bytes], ...] = ()) -> Loaded:
@@ -65,9 +74,11 @@ def load_path(path: Path) -> Loaded:
     return _load_file(str(path), stat.st_mtime_ns, stat.st_size)
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, max_entries=8)
 def counter_for(model: str) -> TokenCounter:
-    """One token counter per model: each distinct message is tokenized once per server."""
+    """One token counter per model, for the models in use lately (a name an upload or a config
+    gives is any text): each distinct message is tokenized once while its model is in use, and
+    what a counter holds is bounded (``max_counted_chars``)."""
     return TokenCounter(model)
 
 

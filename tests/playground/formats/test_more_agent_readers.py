@@ -15,6 +15,7 @@ from playground.formats import read_bytes, read_path
 from playground.measures.metrics import totals, turn_table
 from playground.stacks.config import Config
 from playground.stacks.presets import PRESETS
+from tests.timing import best_cpu_time
 
 FORMATS = Path(__file__).parents[2] / "fixtures" / "formats"
 COPILOT = FORMATS / "copilot-cli" / "azure-dev_45f1a36c_full.jsonl"
@@ -397,7 +398,7 @@ def test_a_claude_code_file_whose_lines_are_their_own_parents_reads_in_linear_ti
             )
         return "\n".join(json.dumps(i) for i in items).encode()
 
-    timings = [_best_time(read_bytes, file_of(lines), "loops.jsonl") for lines in (4_000, 8_000)]
+    timings = [best_cpu_time(read_bytes, file_of(lines), "loops.jsonl") for lines in (4_000, 8_000)]
     # doubling the file about doubles the time (the quadratic walk took 1.7 s, then 6.8 s)
     assert timings[1] < 3 * timings[0] + 0.3
 
@@ -421,7 +422,7 @@ def test_a_cline_reply_of_many_calls_reads_in_linear_time():
         (session,) = read_bytes(history(calls), "api_conversation_history.json")
         assert session.tool_calls == calls
     timings = [
-        _best_time(read_bytes, history(calls), "api_conversation_history.json") for calls in (4_000, 8_000)
+        best_cpu_time(read_bytes, history(calls), "api_conversation_history.json") for calls in (4_000, 8_000)
     ]
     assert timings[1] < 3 * timings[0] + 0.3
 
@@ -450,16 +451,3 @@ def test_a_file_of_thousands_of_warnings_lists_fifty_and_counts_the_rest():
     (session,) = read_bytes(json.dumps(messages).encode(), "chat.json")
     assert len(session.warnings) == 51
     assert str(session.warnings[-1]).endswith("2,949 more warnings, not listed (the first 50 are)")
-
-
-def _best_time(work, *args) -> float:
-    """The least CPU time of three runs of ``work(*args)``: a busy machine's noise left out, so
-    that a doubling test tells linear from quadratic and nothing else."""
-    import time
-
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        work(*args)
-        best = min(best, time.process_time() - started)
-    return best
