@@ -41,14 +41,10 @@ def main() -> None:
 
     st.title("Context Policy Playground")
     st.caption(
-        "Replays a recorded agent session through a stack of context policies. The recorded replies "
-        "are replayed as they were: the figures show what each stack would have kept and sent, "
-        "not what the model would have answered with a different context."
-    )
-    st.caption(
-        "**How to start:** pick a sample session or upload your own in the sidebar, change the "
-        "*Policy stack* (a preset, a slider, drag to reorder), and read what it saves, costs and loses; "
-        "*Side by side* shows any turn's request next to the raw history."
+        "Replays a recorded agent session through a stack of context policies: what each stack would have "
+        "kept, sent and paid (the recorded replies are replayed as they were, not what the model would "
+        "have answered). **Start:** pick or upload a session in the sidebar, change the *Policy stack* "
+        "(a preset, a slider, drag to reorder); *Side by side* shows any turn's request."
     )
 
     # the editor beside the results; on a narrow screen the results come first
@@ -75,6 +71,7 @@ def main() -> None:
 
     with results:
         if session is None:
+            session_picker.nothing_shown()
             st.stop()
         if not session.turns:
             st.info(
@@ -104,7 +101,6 @@ def main() -> None:
         replayed, must_keep_states = must_keep_panel.checked(replayed, facts)
         figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
         figures.summarizer_line(replayed)
-        figures.policy_notices(replayed)
         # only the open view runs and is sent: the page draws 8 charts, not every view at once
         tabs = st.tabs(state.VIEWS, key="view", on_change="rerun")
         charts_tab, compare_tab, sweep_tab, recommend_tab, corpus_tab, side_tab, events_tab, export_tab = tabs

@@ -214,7 +214,9 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
     except (OSError, zipfile.BadZipFile) as error:
         return UnitResult(key, [base | {"error": f"{label}: cannot read: {error}"}], None)
     except Exception as error:  # a reader's fault: this file listed with it, the rest go on
-        return UnitResult(key, [base | {"error": f"{label}: the reader failed: {type(error).__name__}"}], None)
+        return UnitResult(
+            key, [base | {"error": f"{label}: the reader failed: {type(error).__name__}"}], None
+        )
     counter = counter or TokenCounter(job.settings.model)
     rows, frames = [], []
     try:

@@ -40,6 +40,19 @@ def with_cumulative_cost(turns: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def merged_identical(frames: Mapping[str, pd.DataFrame]) -> dict[str, list[str]]:
+    """The stacks by what they give: each name that leads a group -> every stack whose per-turn
+    figures of the compare charts equal its own (a candidate saved twice, a policy that never
+    acts). Drawn apart, the later line would hide the earlier; drawn once, the legend says so."""
+    columns = [c for _, column, raw in COMPARE_CHARTS for c in (column, raw) if c]
+    groups: dict[tuple, list[str]] = {}
+    for name, frame in frames.items():
+        shown = frame.reindex(columns=columns)
+        key = (len(frame), tuple(pd.util.hash_pandas_object(shown, index=False).tolist()))
+        groups.setdefault(key, []).append(name)
+    return {names[0]: names for names in groups.values()}
+
+
 def overlay_chart(
     frames: Mapping[str, pd.DataFrame],
     colours: Mapping[str, str],
@@ -47,20 +60,33 @@ def overlay_chart(
     column: str,
     raw_column: str | None = None,
     dashed: Sequence[str] = (),
+    legend: bool = True,
+    same: Mapping[str, Sequence[str]] | None = None,
 ) -> go.Figure:
-    """One line per stack (by name, in its colour) of ``column``, over the raw history's."""
+    """One line per stack (by name, in its colour) of ``column``, over the raw history's.
+    ``same`` (``merged_identical``) draws each group of stacks that give the same figures as
+    one line named by all of them; ``legend=False`` leaves the legend to another chart."""
     figure = empty_chart(title)
     frames = {name: frame for name, frame in frames.items() if not frame.empty and column in frame}
     if not frames or all(frame[column].isna().all() for frame in frames.values()):
         return nothing_to_chart(figure, "No figure to draw (no price is known for this model).")
     if raw_column is not None:
         first = next(iter(frames.values()))
-        figure.add_trace(raw_line(first, first[raw_column]))
-    for name, frame in frames.items():
+        figure.add_trace(raw_line(first, first[raw_column]).update(showlegend=legend))
+    same = same if same is not None else {name: [name] for name in frames}
+    for name, members in same.items():
+        if name not in frames:
+            continue
+        frame = frames[name]
         line = {"color": colours[name], "width": 2.5}
-        if name in dashed:
+        if any(m in dashed for m in members):
             line["dash"] = "dash"
-        figure.add_trace(go.Scatter(x=frame["turn"], y=frame[column], name=plain(name), line=line))
+        label = " = ".join(plain(m) for m in members)
+        figure.add_trace(
+            go.Scatter(
+                x=frame["turn"], y=frame[column], name=label, line=line, showlegend=legend, legendgroup=label
+            )
+        )
     return figure
 
 
@@ -93,11 +119,14 @@ def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
     pad = (high - low) * 0.06 or abs(high) * 0.05 or 1
     figure.update_xaxes(range=[low - pad, high + pad])  # fits the points, not from 0
     for name, value in references:
+        raw = name == "raw history"
         figure.add_vline(
             x=value,
-            line={"color": COLOURS["raw"] if name == "raw history" else COLOURS["recorded"], "dash": "dash"},
+            line={"color": COLOURS["raw"] if raw else COLOURS["recorded"], "dash": "dash"},
             annotation={"text": name, "textangle": -90, "font": {"size": 11}},
-            annotation_position="top left",
+            # one label at the top, the other at the bottom: two lines close together never
+            # write their names over each other
+            annotation_position="top left" if raw else "bottom right",
         )
     front = sweep.front(loss, cost)
     labels = [

@@ -1,8 +1,11 @@
-"""`playground bench --browser-compare FILE`: the Compare tab's redraw as a user sees it.
+"""The app's latency as a user sees it, in Debian's Chromium driven by Playwright (the test
+extra). Each serves the app, uploads a session and prints figures:
 
-Serves the app, opens it in Debian's Chromium with Playwright (the test extra), uploads FILE,
-adds six candidates, opens Compare, and times each slider step from the key press until
-the compare chart's line for the stack being edited has changed. Prints figures.
+- ``playground bench --browser N``: on a synthetic N-message session, the first chart after
+  the upload, a slider step and a preset change, each from the action until the Charts
+  tab's token line has changed;
+- ``playground bench --browser-compare FILE``: six candidates on FILE, each slider step
+  until the Compare tab's line for the stack being edited has changed.
 """
 
 from __future__ import annotations
@@ -31,7 +34,13 @@ CHROMIUM_ARGS = [
 EDITED_LINE = """() => {
   const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
     p => p.layout && p.layout.title && p.layout.title.text.includes('Context tokens per turn'));
-  const trace = plot && plot._fullData && plot._fullData.find(t => t.name === 'stack being edited');
+  const trace = plot && plot._fullData && plot._fullData.find(t => t.name.startsWith('stack being edited'));
+  return trace ? JSON.stringify(Array.from(trace.y)) : null;
+}"""
+STACK_LINE = """() => {
+  const plot = Array.from(document.querySelectorAll('.js-plotly-plot')).find(
+    p => p.layout && p.layout.title && p.layout.title.text.includes('Tokens sent per turn'));
+  const trace = plot && plot._fullData && plot._fullData.find(t => t.name === 'context (stack)');
   return trace ? JSON.stringify(Array.from(trace.y)) : null;
 }"""
 
@@ -79,7 +88,7 @@ def compare_redraw(path: str, out: Callable[[str], None], moves: int = 7) -> dic
         page = browser.new_page(viewport={"width": 1440, "height": 1000})
         page.set_default_timeout(120_000)
         page.goto(url)
-        page.get_by_text("Peak context", exact=True).wait_for()
+        page.get_by_text("Cost with this stack", exact=True).wait_for()
         uploader = page.get_by_test_id("stFileUploader").filter(has_text="Upload transcripts")
         uploader.locator("input[type=file]").set_input_files(path)
         idle(page)
@@ -105,6 +114,81 @@ def compare_redraw(path: str, out: Callable[[str], None], moves: int = 7) -> dic
         f"median {median(times):.2f} s (of {moves}; min {min(times):.2f}, max {max(times):.2f}; target < 2 s)"
     )
     return {"compare_redraw_chromium_s": round(median(times), 3)}
+
+
+def charts_latency(n_messages: int, out: Callable[[str], None], steps: int = 5) -> dict:
+    """Seconds from an action to the Charts tab's redrawn token line: the first chart after an
+    upload, slider steps (each value new: a new replay) and preset changes (each preset new)."""
+    import json
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    from playground.cli.bench import synthetic_session
+    from playground.engine.replay import Settings, replay
+    from playground.formats.openai_chat import to_openai
+    from playground.measures.metrics import turns_frame
+    from playground.stacks.presets import PRESETS, preset_label
+
+    session = synthetic_session(n_messages)
+    # presets whose token line differs from the one before (an unchanged line would not show the redraw)
+    lines, presets = [turns_frame(replay(session, PRESETS["pyagentic recommended"], Settings()))], []
+    for name, stack in PRESETS.items():
+        if stack and len(presets) < steps and name != "pyagentic recommended":
+            line = turns_frame(replay(session, stack, Settings()))
+            if not line["context_tokens"].equals(lines[-1]["context_tokens"]):
+                lines.append(line)
+                presets.append(name)
+    with tempfile.TemporaryDirectory() as folder, served_app() as url, sync_playwright() as playwright:
+        path = Path(folder) / "synthetic.json"
+        path.write_text(json.dumps([to_openai(m) for m in session.messages]))
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.set_default_timeout(120_000)
+        page.goto(url)
+        page.wait_for_function(f"() => ({STACK_LINE})() !== null")
+        idle(page)
+
+        def until_redrawn(action: Callable[[], None]) -> float:
+            before = page.evaluate(STACK_LINE)
+            start = time.perf_counter()
+            action()
+            page.wait_for_function(
+                f"(before) => {{ const y = ({STACK_LINE})(); return y && y !== before; }}", arg=before
+            )
+            took = time.perf_counter() - start
+            idle(page)
+            return took
+
+        uploader = page.get_by_test_id("stFileUploader").filter(has_text="Upload transcripts")
+        first = until_redrawn(lambda: uploader.locator("input[type=file]").set_input_files(str(path)))
+        slider = page.get_by_test_id("stSlider").filter(has_text="keep_last_n").get_by_role("slider")
+
+        def step() -> None:
+            slider.focus()
+            page.keyboard.press("ArrowRight")
+
+        slides = [until_redrawn(step) for _ in range(steps)]
+        changes = []
+        for name in presets:
+            box = page.get_by_test_id("stMain").get_by_test_id("stSelectbox").filter(has_text="Preset")
+            box.click()
+            page.keyboard.type(preset_label(name))
+            option = page.get_by_role("option", name=preset_label(name), exact=True)
+            option.wait_for()
+            changes.append(until_redrawn(option.click))
+        browser.close()
+    out(
+        f"Charts tab on a {len(session.messages)}-message session, in Chromium: first chart after the upload "
+        f"{first:.2f} s; a slider step median {median(slides):.2f} s (of {len(slides)}, max {max(slides):.2f}); "
+        f"a preset change median {median(changes):.2f} s (of {len(changes)}, max {max(changes):.2f}); "
+        "target < 1 s for a step and a change on a quiet machine"
+    )
+    return {
+        "first_chart_chromium_s": round(first, 3),
+        "slider_step_chromium_s": round(median(slides), 3),
+        "preset_change_chromium_s": round(median(changes), 3),
+    }
 
 
 def idle(page) -> None:

@@ -163,6 +163,14 @@ def _parser() -> argparse.ArgumentParser:
         help="also time the Compare tab's redraw with 6 candidates on FILE after a parameter change",
     )
     bench.add_argument(
+        "--browser",
+        type=int,
+        default=300,
+        metavar="N",
+        help="time the Charts tab in Chromium on an N-message session: the first chart, a slider step "
+        "and a preset change, as a user sees them (needs the test extra and chromium; 0: skip)",
+    )
+    bench.add_argument(
         "--browser-compare",
         metavar="FILE",
         help="time the same redraw in Chromium, as a user sees it (needs the test extra and chromium)",
@@ -563,6 +571,13 @@ def _bench(args: argparse.Namespace) -> int:
         from playground.cli.bench import compare_redraw
 
         compare_redraw(print, args.compare)
+    if args.browser:
+        from playground.cli.bench_browser import CHROMIUM, charts_latency
+
+        if os.path.exists(CHROMIUM):
+            charts_latency(args.browser, print)
+        else:
+            print(f"browser latency not measured: no Chromium at {CHROMIUM} (apt-get install chromium)")
     if args.browser_compare:
         from playground.cli.bench_browser import compare_redraw as in_chromium
 

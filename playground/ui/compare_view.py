@@ -5,7 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from playground.analyses.compare import compare, display_table
-from playground.charts.compare import COMPARE_CHARTS, EDITING_COLOUR, overlay_chart, with_cumulative_cost
+from playground.charts.compare import (
+    COMPARE_CHARTS,
+    EDITING_COLOUR,
+    merged_identical,
+    overlay_chart,
+    with_cumulative_cost,
+)
 from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LimitError
@@ -77,7 +83,16 @@ def show(
             args=(list(candidate.stack), "candidate", candidate.name),
             width="stretch",
         )
+    same = merged_identical(frames)
+    for members in (m for m in same.values() if len(m) > 1):
+        st.caption(
+            f"{' and '.join(escape_markdown(m) for m in members)} give the same figures on this session: "
+            "each chart draws them as one line."
+        )
     left, right = st.columns(2)
     for n, (title, column, raw) in enumerate(COMPARE_CHARTS):
-        figure = overlay_chart(frames, colours, title, column, raw, dashed=(EDITING,))
+        # one legend, under the first chart: the same stacks in the same colours in all four
+        figure = overlay_chart(
+            frames, colours, title, column, raw, dashed=(EDITING,), legend=n == 0, same=same
+        )
         (left if n % 2 == 0 else right).plotly_chart(figure, width="stretch", key=f"compare_chart_{n}")

@@ -19,66 +19,106 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}% of raw" if whole else ""
 
 
-def money(replayed: Replayed) -> None:
-    """The figure users decide on: what the stack costs against the raw history, in dollars."""
-    figures, attrs = replayed.totals, replayed.turns.attrs
-    where = "; ".join(
-        escape_markdown(attrs[k]) for k in ("cache_rule", "cache_timing", "cache_served") if attrs.get(k)
+def headline(replayed: Replayed, must_keep: int = 0) -> None:
+    """The answer first: four figures (cost against the raw history, against the recorded bill,
+    what was lost) and the one-line reason, then what a provider would refuse; every other
+    figure folded below them. ``must_keep`` is how many must-keep facts are declared."""
+    figures = replayed.totals
+    if figures.get("turns", 0) == 0:
+        st.warning(NO_TURNS)
+        return
+    _lead(replayed, must_keep)
+    _reason(figures)
+    _refused(replayed)
+    notes = metrics.policy_notes(replayed.result.events)
+    for note in (n for level, n in notes if level == "warning"):  # a policy that cannot meet its budget
+        st.warning(escape_markdown(note))
+    with st.expander("All figures: prompt cache, tokens, what the policies did, the recorded baseline"):
+        for note in (n for level, n in notes if level != "warning"):  # a policy that never acts
+            st.info(escape_markdown(note))
+        _cache_figures(replayed)
+        as_recorded(replayed)
+        _token_figures(replayed, must_keep)
+
+
+def _lead(replayed: Replayed, must_keep: int) -> None:
+    figures = replayed.totals
+    priced = figures.get("cost_usd") is not None
+    row = st.columns(4)
+    if priced:
+        row[0].metric(
+            "Cost with this stack",
+            dollars(figures["cost_usd"]),
+            f"{-figures['saved_cost_pct']:+.1f}% vs raw",
+            delta_color="inverse",
+            help="Every request priced with the provider's prompt cache, plus the summaries the stack asks "
+            f"for ({dollars(figures['summary_cost_usd'])}). The raw history, the same session sent whole "
+            f"with no policy, costs {dollars(figures['raw_cost_usd'])}.",
+        )
+    else:
+        row[0].metric(
+            "Cost with this stack",
+            "no price",
+            help=f"No price is known for {replayed.result.settings.model}.",
+        )
+    recorded = figures.get("recorded_cost_usd")
+    if priced and recorded is not None and figures.get("saved_vs_recorded_pct") is not None:
+        row[1].metric(
+            "As recorded",
+            dollars(recorded),
+            f"{-figures['saved_vs_recorded_pct']:+.1f}% with the stack",
+            delta_color="inverse",
+            help="The bill of the calls as the file records them (ccusage's figure): what the agent "
+            "actually paid, each call at its own model and cache tier.",
+        )
+    else:
+        row[1].metric(
+            "Input tokens sent",
+            f"{figures['billed_context_tokens']:,}",
+            f"{-figures['saved_pct']:+}% vs raw",
+            delta_color="inverse",
+            help=f"Sum of the input tokens of every request; the raw history sends {figures['billed_raw_tokens']:,}.",
+        )
+    row[2].metric(
+        "Facts lost",
+        f"{figures['distinct_facts_lost']:,}",
+        f"in {counted(figures['turns_with_facts_lost'], 'turn')}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Facts (numbers, dates, ids, paths, quoted strings) a recorded reply uses that appeared earlier "
+        "in the session but were missing from the context sent at that turn.",
     )
+    if must_keep:
+        lost = figures["distinct_must_keep_lost"]
+        row[3].metric(
+            "Must-keep lost",
+            f"{lost} of {must_keep}",
+            f"in {counted(figures['turns_with_must_keep_lost'], 'turn')}" if lost else None,
+            delta_color="inverse",
+            delta_arrow="off",
+            help="Declared must-keep facts the history held at some turn while the request sent then did not.",
+        )
+    else:
+        row[3].metric(
+            "Re-fetches",
+            f"{figures['refetches']:,}",
+            help="Tool calls repeating an earlier call whose result was no longer intact in the context.",
+        )
+
+
+def _reason(figures: dict) -> None:
+    """Why the stack costs what it does, in one line: the parts of the difference from the raw history."""
     if figures.get("cost_usd") is None:
-        st.info(f"No price known for this model: the figures below are tokens. Prompt cache: {where}.")
         return
     saved = figures["saved_usd"]
-    row = st.columns(4)
-    row[0].metric(
-        "Cost with this stack",
-        dollars(figures["cost_usd"]),
-        f"raw history {dollars(figures['raw_cost_usd'])}",
-        delta_color="off",
-        delta_arrow="off",
-        help="Every request priced with the provider's prompt cache, plus the summaries the stack asks for "
-        f"({dollars(figures['summary_cost_usd'])}).",
-    )
-    row[1].metric(
-        "Money saved" if saved >= 0 else "Money lost",
-        dollars(abs(saved)),
-        f"{figures['saved_cost_pct']:+.1f}%",
-        delta_color="normal",
-        help="Raw history's cost minus the stack's.",
-    )
-    row[2].metric(
-        "Cache hit rate",
-        f"{figures['cache_hit_pct']:.1f}%",
-        f"raw {figures['raw_cache_hit_pct']:.1f}%",
-        delta_color="off",
-        delta_arrow="off",
-        help="Share of the input tokens read from the provider's prompt cache.",
-    )
-    row[3].metric(
-        "Cache breaks",
-        f"{figures['cache_breaks']:,}",
-        f"{figures['cache_break_repaid_tokens']:,} tokens re-paid",
-        delta_color="off",
-        delta_arrow="off",
-        help="Turns whose request changed or dropped a message the previous request sent: the cached "
-        "prefix ends there and everything after it is paid (and written) again.",
-    )
-    st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}**; prompt cache: {where}.")
-    if figures["summary_calls"]:
-        st.markdown(
-            f"**Summaries: {dollars(figures['summary_cost_usd'])}** of the stack's cost, "
-            f"{figures['summary_calls']:,} summarizer call(s): {figures['summary_input_tokens']:,} tokens in, "
-            f"{figures['summary_output_tokens']:,} out, priced as "
-            f"{escape_markdown(attrs.get('summaries_priced_as') or '')} without caching."
-        )
     parts = escape_markdown(difference_parts(figures))
     breaks = figures["cache_breaks"]
-    if saved < 0:  # red, the reason beside it; an error box is for what failed
+    if saved < 0:
         st.markdown(
             f":red[**This stack costs {dollars(-saved)} more than the raw history "
             f"({-figures['saved_cost_pct']:.1f}%)**, though it sends {figures['saved_pct']}% fewer tokens. "
             f"The difference: {parts}"
-            + (f" (its {breaks:,} cache breaks write the cache again)" if breaks else "")
+            + (f" (its {counted(breaks, 'cache break')} write the cache again)" if breaks else "")
             + ". Batched eviction breaks the cache less often.]"
         )
     elif saved > 0:
@@ -87,11 +127,78 @@ def money(replayed: Replayed) -> None:
             f"({figures['saved_cost_pct']:.1f}%)**: it sends {figures['saved_pct']}% fewer tokens. "
             f"The difference: {parts}"
             + (
-                f"; its {breaks:,} cache breaks cost less than that."
+                f"; its {counted(breaks, 'cache break')} cost less than that."
                 if breaks
                 else "; it never breaks the prompt cache."
             )
             + "]"
+        )
+
+
+def _refused(replayed: Replayed) -> None:
+    """What a provider would refuse, above the fold: requests over the window, standing rules cut."""
+    figures = replayed.totals
+    window = replayed.result.settings.context_window
+    if figures["turns_over_window"]:
+        st.warning(
+            f"**{figures['turns_over_window']:,} of {figures['turns']:,} turns send more than the "
+            f"{window:,}-token context window** (peak {figures['peak_context_tokens']:,}): the provider would "
+            "refuse these requests. Add a policy that keeps the context under the window, or pick a model "
+            "with a larger one."
+        )
+    if figures["turns_standing_rules_lost"]:
+        st.warning(
+            f"**{counted(figures['turns_standing_rules_lost'], 'turn')} without part of the system prompt** "
+            "(standing rules): the stack cut what the agent is told to always follow."
+        )
+
+
+def _cache_figures(replayed: Replayed) -> None:
+    """The prompt cache: hit rate, breaks, how it was priced, and the summaries' share."""
+    figures, attrs = replayed.totals, replayed.turns.attrs
+    where = "; ".join(
+        escape_markdown(attrs[k]) for k in ("cache_rule", "cache_timing", "cache_served") if attrs.get(k)
+    )
+    if figures.get("cost_usd") is None:
+        st.info(f"No price known for this model: the figures are tokens. Prompt cache: {where}.")
+        return
+    row = st.columns(4)
+    row[0].metric(
+        "Money saved" if figures["saved_usd"] >= 0 else "Money lost",
+        dollars(abs(figures["saved_usd"])),
+        f"{figures['saved_cost_pct']:+.1f}%",
+        delta_color="normal",
+        help="Raw history's cost minus the stack's.",
+    )
+    row[1].metric(
+        "Cache hit rate",
+        f"{figures['cache_hit_pct']:.1f}%",
+        f"raw {figures['raw_cache_hit_pct']:.1f}%",
+        delta_color="off",
+        delta_arrow="off",
+        help="Share of the input tokens read from the provider's prompt cache.",
+    )
+    row[2].metric(
+        "Cache breaks",
+        f"{figures['cache_breaks']:,}",
+        f"{figures['cache_break_repaid_tokens']:,} tokens re-paid",
+        delta_color="off",
+        delta_arrow="off",
+        help="Turns whose request changed or dropped a message the previous request sent: the cached "
+        "prefix ends there and everything after it is paid (and written) again.",
+    )
+    row[3].metric(
+        "Raw history",
+        dollars(figures["raw_cost_usd"]),
+        help="The same session sent whole, with no policy, priced the same way.",
+    )
+    st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}**; prompt cache: {where}.")
+    if figures["summary_calls"]:
+        st.markdown(
+            f"**Summaries: {dollars(figures['summary_cost_usd'])}** of the stack's cost, "
+            f"{counted(figures['summary_calls'], 'summarizer call')}: {figures['summary_input_tokens']:,} tokens "
+            f"in, {figures['summary_output_tokens']:,} out, priced as "
+            f"{escape_markdown(attrs.get('summaries_priced_as') or '')} without caching."
         )
 
 
@@ -125,14 +232,9 @@ def as_recorded(replayed: Replayed) -> None:
         st.caption(escape_markdown(fit.note[0].upper() + fit.note[1:]) + ".")
 
 
-def headline(replayed: Replayed, must_keep: int = 0) -> None:
-    """The headline figures; ``must_keep`` is how many must-keep facts are declared."""
+def _token_figures(replayed: Replayed, must_keep: int) -> None:
+    """Tokens held and sent, what the policies did, and what a provider would refuse."""
     figures = replayed.totals
-    if figures.get("turns", 0) == 0:
-        st.warning(NO_TURNS)
-        return
-    money(replayed)
-    as_recorded(replayed)
     row1 = st.columns(4)
     row1[0].metric(
         "Peak context",
@@ -186,45 +288,19 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
     raw_over = raw_window_words(figures, window, len(replayed.result.session.compactions))
     if raw_over:
         st.info(escape_markdown(raw_over))
-    if figures["turns_over_window"]:
-        st.warning(
-            f"**{figures['turns_over_window']:,} of {figures['turns']:,} turns send more than the "
-            f"{replayed.result.settings.context_window:,}-token context window** (peak "
-            f"{figures['peak_context_tokens']:,}): the provider would refuse these requests. Add a policy "
-            "that keeps the context under the window, or pick a model with a larger one."
-        )
     row3 = st.columns(4)
     row3[0].metric(
-        "Facts lost",
-        f"{figures['distinct_facts_lost']:,}",
-        f"in {counted(figures['turns_with_facts_lost'], 'turn')}",
-        delta_color="off",
-        delta_arrow="off",
-        help="Facts (numbers, dates, ids, paths, quoted strings) a recorded reply uses that appeared earlier "
-        "in the session but were missing from the context sent at that turn.",
-    )
-    row3[1].metric(
-        "Re-fetches",
-        f"{figures['refetches']:,}",
-        help="Tool calls repeating an earlier call whose result was no longer intact in the context.",
-    )
-    row3[2].metric(
         "Standing rules lost",
         f"{figures['turns_standing_rules_lost']:,}",
         help="Turns whose request lacks part of the system prompt (standing rules).",
     )
-    if must_keep:  # in the place of the turn count, which the session line above already gives
-        lost = figures["distinct_must_keep_lost"]
-        row3[3].metric(
-            "Must-keep lost",
-            f"{lost} of {must_keep}",
-            f"in {counted(figures['turns_with_must_keep_lost'], 'turn')}" if lost else None,
-            delta_color="inverse",
-            delta_arrow="off",
-            help="Declared must-keep facts the history held at some turn while the request sent then did not.",
+    row3[1].metric("Turns", f"{figures['turns']:,}")
+    if must_keep:  # the lead row shows must-keep in the place of re-fetches
+        row3[2].metric(
+            "Re-fetches",
+            f"{figures['refetches']:,}",
+            help="Tool calls repeating an earlier call whose result was no longer intact in the context.",
         )
-    else:
-        row3[3].metric("Turns", f"{figures['turns']:,}")
 
 
 def _jump(key: str) -> None:
@@ -261,12 +337,6 @@ def charts_view(
     _chart(charts.stubs_chart(turns), "chart_stubs", left)
     _chart(charts.composition_chart(turns), "chart_composition", right)
     _chart(charts.removed_chart(turns), "chart_removed")
-
-
-def policy_notices(replayed: Replayed) -> None:
-    """A policy that cannot meet its budget (a warning) or never acts (a note)."""
-    for level, note in metrics.policy_notes(replayed.result.events):
-        (st.warning if level == "warning" else st.info)(escape_markdown(note))
 
 
 def summarizer_line(replayed: Replayed) -> None:

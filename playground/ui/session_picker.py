@@ -116,6 +116,9 @@ def show(key: str = "session") -> Session | None:
     if not choices:
         st.warning("No readable session: upload a transcript.")
         return None
+    if not distinct and st.query_params.get(UPLOAD_KEY):
+        _upload_gone()
+        return None
     labels = [c.label for c in choices]
     # the Corpus tab's sessions: the uploads, or the samples when fewer than two are uploaded
     origin = "upload" if sum(c.origin == "upload" for c in choices) > 1 else "sample"
@@ -131,6 +134,12 @@ def show(key: str = "session") -> Session | None:
     label = st.selectbox("Session", labels, key=f"{key}_choice")
     choice = choices[labels.index(label)]
     session = choice.session
+    # the address says an upload is showing (never which: a copied link names no file of
+    # yours), so that a refresh, which loses the upload, says so instead of showing a sample
+    if choice.origin == "upload":
+        st.query_params[UPLOAD_KEY] = "1"
+    elif UPLOAD_KEY in st.query_params:
+        del st.query_params[UPLOAD_KEY]
     if fresh:  # the page now shows another session: say which, and where the rest went
         more = (
             f"; {len(fresh) - 1} more session(s) of it in the list above"
@@ -143,6 +152,31 @@ def show(key: str = "session") -> Session | None:
     if choice.file is not None:
         st.caption(escape_markdown(which_session(session, choice.file.sessions, choice.file.bill)))
     return session
+
+
+UPLOAD_KEY = "upload"  # ?upload=1 while an upload is the session shown
+
+
+UPLOAD_GONE = (
+    "**This page showed an uploaded transcript, which a refresh does not keep**: an upload lives only "
+    "in the browser tab that sent it, nothing is stored. Upload it again in the sidebar; the stack, "
+    "model and candidates are kept."
+)
+
+
+def _upload_gone() -> None:
+    """After a refresh (or from a copied link) the page showed an upload the browser no longer
+    holds: say so, and show nothing of another session until one is chosen."""
+    st.warning("Upload your transcript again: a refresh does not keep it.")
+    if st.button("Show the sample sessions instead", key="upload_gone_samples"):
+        del st.query_params[UPLOAD_KEY]
+        st.rerun()
+
+
+def nothing_shown() -> None:
+    """The results' place when no session is shown: why, where that is not said beside the picker."""
+    if UPLOAD_KEY in st.query_params:
+        st.warning(UPLOAD_GONE)
 
 
 def _describe(session: Session) -> None:

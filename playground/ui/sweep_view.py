@@ -218,8 +218,16 @@ def _results(job: SweepJob, loss: str) -> None:
         "invalid",
         "error",
     ]
+    headers = {
+        cost: COST_AXES[cost].capitalize(),
+        loss: LOSS_AXES[loss].capitalize(),
+        "turns_with_violations": "Turns with violations",
+        "on_front": "On the front",
+        "invalid": "Invalid requests",
+        "error": "Why it could not run",
+    }
     st.dataframe(
-        rows[columns].rename(columns={cost: COST_AXES[cost], loss: LOSS_AXES[loss]}),
+        rows[columns].rename(columns=headers),
         hide_index=True,
         width="stretch",
         key="sweep_table",

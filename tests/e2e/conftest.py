@@ -109,7 +109,7 @@ def page(browser, app_url):
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.goto(app_url)
-    page.get_by_text("Peak context", exact=True).wait_for()
+    page.get_by_text("Cost with this stack", exact=True).wait_for()
     # the first run goes on after the headline (charts): a click now would interrupt it
     page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=60_000)
     yield page

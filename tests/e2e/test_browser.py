@@ -15,7 +15,7 @@ from playground.cli.main import main as cli
 from playground.engine.replay import replay
 from playground.formats import read_path
 from playground.measures.metrics import events_frame, totals, turns_frame
-from playground.stacks.config import load_config, parse_config
+from playground.stacks.config import Config, load_config, parse_config
 from playground.ui.text import WORD_JOINER
 from tests.e2e.conftest import SERVER_KEY
 from tests.playground.openai_stub import ChatStub
@@ -371,7 +371,12 @@ def test_a_click_on_a_chart_point_or_an_event_row_opens_that_turn(page):
 
 
 def test_adding_a_fourth_policy_keeps_the_panels_open_and_buttons_read_as_words(page):
-    panels = page.get_by_test_id("stMain").locator("[data-testid='stExpander'] details")
+    # the stack's panels (the results' "All figures" fold is not one of them)
+    panels = (
+        page.get_by_test_id("stMain")
+        .locator("[data-testid='stExpander'] details")
+        .filter(has_not_text="All figures")
+    )
     expect(panels).to_have_count(3)
     assert all(p.get_attribute("open") is not None for p in panels.all())  # a short stack: all open
     page.get_by_role("button", name="Add", exact=True).click()
@@ -385,7 +390,7 @@ def test_on_a_phone_the_results_come_before_the_editor(browser, app_url):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     phone = context.new_page()
     phone.goto(app_url)
-    phone.get_by_text("Peak context", exact=True).wait_for(timeout=30_000)
+    phone.get_by_text("Cost with this stack", exact=True).wait_for(timeout=30_000)
     idle(phone)
     figures = phone.get_by_test_id("stMetric").first.bounding_box()
     editor = phone.get_by_role("heading", name="Policy stack").bounding_box()
@@ -449,13 +454,22 @@ def test_save_two_candidates_and_compare_them_on_the_chart_and_the_table(page):
         "ToolEvictionPolicy: {keep_last_n: 5, min_freed_tokens: 5000}, "
         "CompactionPolicy: {max_input_tokens: 80000}]",
     )
+    # the stack being edited is the candidate saved from it: one line, named by both (issue 47, 2)
     assert set(lines) == {
         "raw history",
-        "stack being edited",
-        "pyagentic recommended",
+        "stack being edited = pyagentic recommended",
         "Cache-friendly (batched eviction)",
     }
-    assert lines["pyagentic recommended"] == list(default["context_tokens"])
+    expect(page.get_by_test_id("stMain")).to_contain_text(
+        "stack being edited and pyagentic recommended give the same figures on this session"
+    )
+    legends = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.js-plotly-plot'))
+             .filter(p => p._fullData && p.layout.title.text.match(/per turn|Cumulative/))
+             .map(p => p._fullData.filter(t => t.showlegend).length)"""
+    )
+    assert legends == [3, 0, 0, 0]  # one legend for the four charts
+    assert lines["stack being edited = pyagentic recommended"] == list(default["context_tokens"])
     assert lines["Cache-friendly (batched eviction)"] == list(batched["context_tokens"])
     assert lines["raw history"] == list(default["raw_tokens"])
     table = page.locator(".st-key-compare_table table")
@@ -655,7 +669,7 @@ def test_a_refresh_keeps_the_stack_and_its_address_opens_it_in_another_browser(p
     address = page.url
 
     def stack_of(p) -> list[str]:
-        p.get_by_text("Peak context", exact=True).wait_for()
+        p.get_by_text("Cost with this stack", exact=True).wait_for()
         idle(p)
         return p.get_by_test_id("stMain").get_by_test_id("stExpander").all_inner_texts()
 
@@ -690,7 +704,7 @@ def test_the_red_headline_adds_up_and_side_by_side_names_the_compaction_that_bro
     from playground.stacks.config import address_of
 
     page.goto(page.url.split("?")[0] + "?stack=" + address_of(parse_config(COMPACTING)))
-    page.get_by_text("Peak context", exact=True).wait_for()
+    page.get_by_text("Cost with this stack", exact=True).wait_for()
     upload(page, "Upload transcripts", REAL)
     figures = replay_figures(REAL, COMPACTING)
     assert figures["saved_usd"] < 0 and figures["compactions"] > 0
@@ -806,3 +820,100 @@ def test_recommend_a_stack_see_progress_load_it_into_the_editor_and_export_it(pa
     compile(text, str(path), "exec")
     for name in stack:
         assert name in text or f"- {name}:" in text  # exported, or listed as what pyagentic lacks
+
+
+LAPTOP = {"width": 1366, "height": 768}
+
+
+def test_on_a_laptop_the_answer_is_above_the_fold_and_the_rest_is_folded(browser, app_url):
+    """Issue 47, 2: the cost against the raw history, what was lost and the one-line reason on
+    the first screen, with the first chart; the other figures one click away."""
+    from playground.ui.figures import dollars
+
+    page = browser.new_context(viewport=LAPTOP).new_page()
+    page.goto(app_url)
+    page.get_by_text("Cost with this stack", exact=True).wait_for(timeout=60_000)
+    idle(page)
+    figures = replay_figures(LEAVE, DEFAULT_STACK)
+    wait_for_metric(page, "Cost with this stack", dollars(figures["cost_usd"]))
+    wait_for_metric(page, "Facts lost", str(figures["distinct_facts_lost"]))
+    wait_for_metric(page, "Re-fetches", str(figures["refetches"]))
+    reason = page.get_by_test_id("stMarkdownContainer").filter(has_text="This stack saves").first
+    for shown in (*(metric(page, label) for label in ("Cost with this stack", "Facts lost")), reason):
+        box = shown.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= LAPTOP["height"], box
+    expect(reason).to_contain_text(f"This stack saves {dollars(figures['saved_usd'])}")
+    chart = page.locator(".js-plotly-plot").first
+    assert chart.bounding_box()["y"] < LAPTOP["height"]  # the first chart starts on the first screen
+    details = page.get_by_text("Peak context", exact=True)
+    expect(details).to_be_hidden()
+    page.get_by_test_id("stExpander").filter(has_text="All figures").locator("summary").click()
+    expect(details).to_be_visible()
+    wait_for_metric(page, "Peak context", f"{figures['peak_context_tokens']:,}")
+    page.context.close()
+
+
+def test_a_refresh_after_an_upload_says_to_upload_it_again_and_shows_no_other_session(page):
+    """Issue 47, 4: a refresh kept the stack but silently showed a sample in the upload's place."""
+    upload(page, "Upload transcripts", REAL)
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("Now showing your upload")
+    page.wait_for_function("() => location.search.includes('upload=1')")
+    assert "astropy" not in page.url  # the address says an upload is showing, never which
+    page.reload()
+    main = page.get_by_test_id("stMain")
+    expect(main).to_contain_text("This page showed an uploaded transcript, which a refresh does not keep")
+    idle(page)
+    expect(page.get_by_test_id("stMetric")).to_have_count(0)  # nothing of another session
+    expect(page.get_by_test_id("stSidebar")).not_to_contain_text("leave-request")
+    page.get_by_role("button", name="Show the sample sessions instead").click()
+    page.get_by_text("Cost with this stack", exact=True).wait_for()
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("leave-request")
+    assert "upload=" not in page.url
+
+
+ERK = (
+    ROOT / "tests" / "fixtures" / "formats" / "claude-code-erk" / "a5c478e1-0d31-46d4-9fd6-3b6b203b3752.jsonl"
+)
+
+
+def test_a_claude_code_session_opening_with_a_command_reads_by_its_words_and_shows_its_prefix(page):
+    """Issue 47, 3 and 4: named by its plain words, not <command-message> markup, and the hidden
+    prefix the calibration finds is a block of its own in the composition chart and Side by side."""
+    upload(page, "Upload transcripts", ERK)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("erk:plan-implement is running…")
+    expect(sidebar).not_to_contain_text("<command")
+    (session,) = read_path(ERK)
+    config = parse_config("version: 1\n" + DEFAULT_STACK, "default.yaml")
+    frame = turns_frame(replay(session, config.stack, Config().settings_for(session)))
+    head = int(frame["tokens_head"].iloc[0])
+    assert head > 20_000
+    page.wait_for_function(
+        """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
+             p => p._fullData && p._fullData.some(t => t.name === 'prefix (system prompt, tools)'))"""
+    )
+    page.get_by_role("tab", name="Side by side").click()
+    idle(page)
+    expect(page.locator(".request-head").first).to_contain_text(f"prefix: {head:,} tokens")
+
+
+def test_the_browser_bench_times_a_slider_step_and_a_preset_change_on_the_charts_tab(chromium_path):
+    """Issue 47, 6: `playground bench` reports, in Chromium, the latency a user waits; here on a
+    small session, that it runs and measures what it says (the figures are for the bench). In a
+    process of its own: Playwright's sync API runs once per process."""
+    import subprocess
+    import sys
+
+    script = (
+        "import json; from playground.cli.bench_browser import charts_latency\n"
+        "said = []; figures = charts_latency(60, said.append, steps=2)\n"
+        "print(json.dumps([figures, said]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures, said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(figures) == {"first_chart_chromium_s", "slider_step_chromium_s", "preset_change_chromium_s"}
+    assert all(0 < seconds < 60 for seconds in figures.values())
+    assert "a slider step median" in said[0] and "a preset change median" in said[0]
