@@ -37,20 +37,21 @@ def _modules() -> dict[str, Path]:
 
 
 def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
-    """Every project module the file imports, at the top or inside a function."""
+    """Every project module the file imports, at the top or inside a function: ``from x import
+    y`` imports module ``x.y`` where y is a module, else the module (or package) ``x`` itself,
+    even where the same file imports another module of package x too."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found.update(alias.name for alias in node.names if alias.name in modules)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names = [f"{node.module}.{alias.name}" for alias in node.names] + [node.module]
-        else:
-            continue
-        for name in names:
-            if name in modules:
-                found.add(name)
-    # `from playground.x import y` names both x and, when y is a module, x.y: keep the deepest
-    return {name for name in found if not any(other.startswith(name + ".") for other in found)}
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                if name in modules:
+                    found.add(name)
+                elif node.module in modules:
+                    found.add(node.module)
+    return found
 
 
 def _room(module: str) -> str:

@@ -65,7 +65,7 @@ def _read_path(file: str) -> list[Session]:
         raise TranscriptError(file, "", error.strerror or str(error)) from None
     sessions = read_bytes(data, file)
     if sessions[0].format == claude_code.FORMAT and not sessions[0].parent:
-        sessions = [*claude_code.subagents_beside(file, sessions[0]), *sessions[1:]]
+        sessions = [*claude_code.subagents_beside(file, sessions[0], read_path), *sessions[1:]]
     return sessions
 
 

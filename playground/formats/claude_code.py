@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -114,13 +115,11 @@ def _id(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def subagents_beside(file: str, main: Session) -> list[Session]:
+def subagents_beside(file: str, main: Session, read_path: Callable[[Path], list[Session]]) -> list[Session]:
     """Claude Code 2.x keeps a session's subagents in ``<session>/subagents/agent-*.jsonl``
-    beside it: each is read as a session of its own, named by the task its ``.meta.json``
-    describes, after the main one. One that does not read is said in the main session's
-    warnings (the main session is returned first, with them)."""
-    from playground.formats import read_path  # each file read as any file is
-
+    beside it: each is read (by ``read_path``, as any file is) as a session of its own, named
+    by the task its ``.meta.json`` describes, after the main one. One that does not read is
+    said in the main session's warnings (the main session is returned first, with them)."""
     files = _subagent_files(file)
     if not files:
         return [main]
