@@ -15,6 +15,7 @@ RANKS = {
     "playground.engine": 3,
     "playground.formats": 4,
     "playground.money": 4,
+    "playground.models": 4,
     "playground.measures": 5,
     "playground.stacks": 6,
     "playground.export": 7,

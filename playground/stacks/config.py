@@ -33,8 +33,8 @@ from playground.engine.session import Session
 from playground.limits import LIMITS, LimitError, check_stack_size, over, read_limited
 from playground.measures.must_keep import MustKeep, MustKeepError
 from playground.measures.must_keep import parse as parse_must_keep
+from playground.models.catalogue import window_of
 from playground.money.cost import Pricing, PricingError
-from playground.money.pricing import find_price
 from playground.stacks.candidates import Candidate
 from playground.summaries.base import SummarizerError
 from playground.summaries.secrets import secret_in
@@ -140,26 +140,6 @@ def at_recorded_model(settings: Settings, session: Session) -> Settings:
         return settings
     seen = max(session.usage.values(), default=0)
     return replace(settings, model=model, context_window=window_of(model, settings.context_window, seen))
-
-
-# Anthropic serves a model's 1M-token window only to a request that asks for it (the context-1m
-# beta header; Claude Code's model names ending "[1m]"): every other request has 200,000, the
-# window Claude Code runs claude-opus-4-6 and claude-sonnet-4-6 in by default (it compacts at
-# about 160,000). genai-prices gives the larger figure.
-ANTHROPIC_WINDOW = 200_000
-ASKS_FOR_1M = "[1m]"
-
-
-def window_of(model: str, otherwise: int, seen: int = 0) -> int:
-    """``model``'s context window where genai-prices knows it, else ``otherwise``; at Anthropic
-    the default 200,000 unless the model name asks for 1M or a request of ``seen`` tokens went
-    over it (so the agent had asked)."""
-    price = find_price(model.removesuffix(ASKS_FOR_1M))
-    window = price.context_window if price and price.context_window else otherwise
-    if price and price.provider == "anthropic" and window > ANTHROPIC_WINDOW:
-        asked = model.endswith(ASKS_FOR_1M) or seen > ANTHROPIC_WINDOW
-        return window if asked else ANTHROPIC_WINDOW
-    return window
 
 
 def json_text(document: Any) -> str:

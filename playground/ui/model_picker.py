@@ -6,38 +6,21 @@ import streamlit as st
 
 from playground.engine.replay import Settings
 from playground.engine.session import Session
+from playground.models.catalogue import PICKER, window_of
 from playground.money.caching import RULES
 from playground.money.cost import MAX_PRICE_PER_MILLION, Pricing
 from playground.money.pricing import MILLION, PRICE_PARTS, find_price
-from playground.stacks.config import at_recorded_model, window_of
+from playground.stacks.config import at_recorded_model
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
-MODELS = {
-    "gpt-4o": 128_000,
-    "gpt-4o-mini": 128_000,
-    "gpt-4.1": 1_047_576,
-    "gpt-5": 400_000,
-    "o3": 200_000,
-    "gpt-4-turbo": 128_000,
-    "gpt-3.5-turbo": 16_385,
-    "claude-sonnet-4-5": 200_000,
-    "claude-sonnet-4-6": 200_000,
-    "claude-haiku-4-5": 200_000,
-    "claude-opus-4-1": 200_000,
-    "gemini-2.5-pro": 1_048_576,
-    "gemini-2.5-flash": 1_048_576,
-    "deepseek-chat": 128_000,
-}
 CACHE_CHOICES = ["auto", *RULES]
 
 
 def _model_changed() -> None:
     st.session_state["model_chosen"] = True  # kept for every session picked from now on
     model = st.session_state["model"]
-    st.session_state["context_window"] = MODELS.get(model) or window_of(
-        model, st.session_state["context_window"]
-    )
+    st.session_state["context_window"] = window_of(model, st.session_state["context_window"])
 
 
 PART_LABELS = {
@@ -109,7 +92,7 @@ def _at_recorded_model(session: Session | None) -> None:
 def show(summarizer: dict, session: Session | None = None) -> Settings:
     st.header("Model")
     _at_recorded_model(session)
-    options = list(MODELS)
+    options = list(PICKER)
     if st.session_state["model"] not in options:  # a model named by an imported config
         options.append(st.session_state["model"])
     st.selectbox(

@@ -164,7 +164,7 @@ def test_a_file_with_subagents_says_which_session_is_shown_and_the_whole_file_s_
 
 
 def test_claude_4_6_runs_in_a_200k_window_unless_the_name_asks_for_1m_or_a_call_went_over():
-    from playground.stacks.config import window_of
+    from playground.models.catalogue import window_of
 
     assert window_of("claude-opus-4-6", 128_000) == window_of("claude-sonnet-4-6", 128_000) == 200_000
     assert window_of("claude-sonnet-4-6[1m]", 128_000) == 1_000_000
