@@ -7,6 +7,7 @@ import os
 import streamlit as st
 
 from playground.limits import LimitError
+from playground.measures.evaluate import Scenario
 from playground.measures.metrics import csv_text
 from playground.stacks.config import ConfigError
 from playground.summaries.base import SummarizerError, SummaryStats
@@ -68,6 +69,7 @@ def main() -> None:
         specs = stack_editor.show()
         candidates_panel.show(specs)
     config_io.keep_in_address(config_io.current_config(specs, settings, pricing, facts))
+    scenario = Scenario(settings, pricing, facts)
 
     with results:
         if session is None:
@@ -91,9 +93,7 @@ def main() -> None:
 
         try:
             with st.spinner("Replaying the session through the stack…"):
-                replayed = cache.replayed(
-                    session, specs, settings, pricing, summarizer_panel.api_key(), show_progress
-                )
+                replayed = cache.replayed(session, specs, scenario, summarizer_panel.api_key(), show_progress)
         except (SpecError, SummarizerError, ConfigError, LimitError) as error:
             st.error(f"This stack cannot run: {escape_markdown(str(error))}")
             st.stop()
@@ -109,22 +109,20 @@ def main() -> None:
                 figures.charts_view(replayed, settings.context_window, must_keep_states)
         if compare_tab.open:
             with compare_tab:
-                compare_view.show(session, specs, settings, pricing, facts)
+                compare_view.show(session, specs, scenario)
         if sweep_tab.open:
             with sweep_tab:
-                sweep_view.show(session, specs, settings, pricing, facts)
+                sweep_view.show(session, specs, scenario)
         if recommend_tab.open:
             with recommend_tab:
-                recommend_view.show(session, settings, pricing, facts)
+                recommend_view.show(session, scenario)
         if corpus_tab.open:
             with corpus_tab:
                 corpus_view.show(
                     st.session_state["corpus_choices"],
                     st.session_state["corpus_origin"],
                     specs,
-                    settings,
-                    pricing,
-                    facts,
+                    scenario,
                 )
         if side_tab.open:
             with side_tab:
@@ -139,9 +137,7 @@ def main() -> None:
                 config_io.framework_export(
                     config,
                     session,
-                    lambda stack: (
-                        cache.replayed(session, stack, settings, pricing, summarizer_panel.api_key()).totals
-                    ),
+                    lambda stack: cache.replayed(session, stack, scenario, summarizer_panel.api_key()).totals,
                 )
 
     with summarizer_box:

@@ -24,13 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from playground.analyses.processes import process_context
-from playground.engine.replay import Settings, replay
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.formats import compressed, read_bytes
 from playground.limits import LIMITS, LimitError, over, read_limited
-from playground.measures.must_keep import MustKeep
-from playground.money.cost import Pricing
+from playground.measures.evaluate import Scenario, evaluate
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import at_recorded_model
 from policies.base import shown
@@ -158,23 +156,28 @@ class Job:
     """What every unit of a run shares: the stacks (named) and how to replay and price."""
 
     stacks: tuple[Candidate, ...]
-    settings: Settings
-    pricing: Pricing
-    must_keep: tuple[MustKeep, ...] = ()
+    scenario: Scenario
     # a model was named (CLI --model, a config's model:, the app's picker): every session
     # replays as it; else each session as the model it records, where it records one
     model_given: bool = True
 
-    def settings_for(self, session: Session) -> Settings:
-        return self.settings if self.model_given else at_recorded_model(self.settings, session)
+    @property
+    def model(self) -> str:
+        return self.scenario.settings.model
+
+    def scenario_for(self, session: Session) -> Scenario:
+        """The scenario ``session`` replays under: at the model it records, unless one was named."""
+        if self.model_given:
+            return self.scenario
+        return self.scenario.at(at_recorded_model(self.scenario.settings, session))
 
     def digest(self) -> str:
         data = {
             "stacks": [[c.name, [s.key() for s in c.stack]] for c in self.stacks],
-            "settings": self.settings.key(),
+            "settings": self.scenario.settings.key(),
             "model_given": self.model_given,
-            "pricing": self.pricing.to_data(),
-            "must_keep": [f.text for f in self.must_keep],
+            "pricing": self.scenario.pricing.to_data(),
+            "must_keep": [f.text for f in self.scenario.must_keep],
         }
         return hashlib.sha256(json.dumps(data, default=str, sort_keys=True).encode()).hexdigest()
 
@@ -217,7 +220,7 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
         return UnitResult(
             key, [base | {"error": f"{label}: the reader failed: {type(error).__name__}"}], None
         )
-    counter = counter or TokenCounter(job.settings.model)
+    counter = counter or TokenCounter(job.model)
     rows, frames = [], []
     try:
         for index, session in enumerate(sessions):
@@ -243,23 +246,21 @@ def session_figures(
     """One session under each stack of ``job``: its figures row and its turns frame (None,
     and the reason in ``error``, for a stack that cannot run on it). ``api_key`` and
     ``hosted`` as for ``replay`` (the app passes hosted=True)."""
-    from playground.measures.metrics import totals, turn_table
-
-    settings = job.settings_for(session)
-    if settings.model != job.settings.model:  # its recorded model: that model's tokenizer
+    scenario = job.scenario_for(session)
+    settings = scenario.settings
+    if settings.model != job.model:  # its recorded model: that model's tokenizer
         counter = TokenCounter(settings.model)
     for stack_index, stack in enumerate(job.stacks):
         named = {"stack": stack.name, "stack_index": stack_index, "model": settings.model}
         try:
-            result = replay(session, list(stack.stack), settings, counter, api_key=api_key, hosted=hosted)
+            evaluated = evaluate(session, stack.stack, scenario, counter, api_key=api_key, hosted=hosted)
         except Exception as error:  # a stack that cannot run on this session: its row says why
             yield named | {"error": f"{type(error).__name__}: {error}"}, None
             continue
-        table = turn_table(result, job.pricing, job.must_keep)
-        figures = totals(table)
+        figures = evaluated.totals
         yield (
             named | {"error": "", "messages": len(session.messages)} | {k: figures.get(k) for k in FIGURES},
-            table.frame(),
+            evaluated.table.frame(),
         )
 
 
@@ -269,7 +270,7 @@ _worker: tuple[Job, TokenCounter] | None = None
 
 def _start_worker(job: Job) -> None:
     global _worker
-    _worker = (job, TokenCounter(job.settings.model))
+    _worker = (job, TokenCounter(job.model))
 
 
 def _worker_unit(source: Source, key: str) -> UnitResult:
@@ -418,7 +419,7 @@ def _results(todo: list[tuple[Source, str]], job: Job, workers: int, scheduler: 
     if scheduler:
         yield from _on_dask(todo, job, scheduler)
     elif workers <= 1:
-        counter = TokenCounter(job.settings.model)
+        counter = TokenCounter(job.model)
         for source, key in todo:
             yield replay_source(source, job, key, counter)
     else:
@@ -454,7 +455,7 @@ def _dask_counter(model: str) -> TokenCounter:
 
 
 def _dask_unit(source: Source, job: Job, key: str) -> UnitResult:
-    return replay_source(source, job, key, _dask_counter(job.settings.model))
+    return replay_source(source, job, key, _dask_counter(job.model))
 
 
 def _on_dask(todo: list[tuple[Source, str]], job: Job, scheduler: Any) -> Iterator[UnitResult]:

@@ -7,12 +7,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from playground.engine.replay import Settings, replay
+from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.export import Export, export
 from playground.export.nearest import Nearest, nearest_stack
-from playground.measures.metrics import totals, turn_table
+from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from policies.registry import PolicySpec
@@ -56,9 +56,10 @@ def export_check(
     nearest = nearest_stack(specs, settings, target)
     if figures is None:
         counter = TokenCounter(settings.model)
+        scenario = Scenario(settings, pricing or Pricing(), tuple(must_keep))
 
         def figures(stack: list[PolicySpec]) -> Mapping[str, Any]:
-            return totals(turn_table(replay(session, stack, settings, counter), pricing, must_keep))
+            return evaluate(session, stack, scenario, counter).totals
 
     mine = figures(specs)
     theirs = mine if nearest.exact else figures(nearest.stack)

@@ -32,10 +32,11 @@ from typing import Any
 from playground.analyses.processes import process_context
 from playground.analyses.sweep import pareto_front
 from playground.cache_dir import default_cache_dir
-from playground.engine.replay import ReplayResult, Settings, replay
+from playground.engine.replay import ReplayResult, Settings
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.limits import LIMITS, LimitError
+from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing, RunningCost
 from playground.stacks.presets import FRAMEWORK_PRESETS, available_presets
@@ -388,9 +389,7 @@ def trial_params(stack: Sequence[PolicySpec], policies: Sequence[str]) -> dict[s
 @dataclass(frozen=True)
 class _Job:
     sessions: tuple[Session, ...]
-    settings: tuple[Settings, ...]
-    pricing: Pricing
-    must_keep: tuple[MustKeep, ...]
+    scenarios: tuple[Scenario, ...]  # each session's: its own recorded model where it has one
 
 
 class _Stopped(Exception):
@@ -438,23 +437,21 @@ def _figures(
 ) -> tuple[tuple, str | None, _Stopped | None]:
     """The stack's totals in each session; or why it did not run; or where it stopped, once
     over ``bound``."""
-    from playground.measures.metrics import totals, turn_table
-
     out = []
     spent, many = 0.0, len(job.sessions) > 1
-    for number, (session, settings) in enumerate(zip(job.sessions, job.settings, strict=True), start=1):
-        counter = counters.setdefault(settings.model, TokenCounter(settings.model))
+    for number, (session, scenario) in enumerate(zip(job.sessions, job.scenarios, strict=True), start=1):
+        model = scenario.settings.model
+        counter = counters.setdefault(model, TokenCounter(model))
         watch = None
         if bound is not None:
             where = f" of session {number:,} of {len(job.sessions):,}" if many else ""
-            watch = _Watch(bound, job.pricing, spent, ROUNDING * len(job.sessions), where)
+            watch = _Watch(bound, scenario.pricing, spent, ROUNDING * len(job.sessions), where)
         try:
-            result = replay(session, list(stack), settings, counter, watch=watch)
+            figures = evaluate(session, stack, scenario, counter, watch=watch).totals
         except _Stopped as stop:
             return (), None, stop
         except (SpecError, SummarizerError, LimitError) as error:
             return (), str(error), None
-        figures = totals(turn_table(result, job.pricing, job.must_keep))
         out.append(figures)
         if bound is not None:
             spent += figures.get(bound[0]) or 0.0
@@ -518,7 +515,8 @@ def recommend(
         if len(stack) > 1
         for i in range(len(stack))
     ]
-    job = _Job(tuple(sessions), tuple(settings), pricing or Pricing(), tuple(must_keep))
+    shared = Scenario(pricing=pricing or Pricing(), must_keep=tuple(must_keep))
+    job = _Job(tuple(sessions), tuple(shared.at(s) for s in settings))
     singles = single_policies(policies)
     name = study_name(job, budget, policies, seed)
     evaluate, close = _evaluator(job, workers, scheduler)
@@ -888,12 +886,13 @@ def study_file() -> Any:
 
 def study_name(job: _Job, budget: Budget, policies: Sequence[str], seed: int) -> str:
     """One study per sessions, settings, pricing, budget, space and seed."""
+    shared = job.scenarios[0]  # every session's scenario prices and keeps the same: their settings differ
     key = json.dumps(
         [
             [s.content_hash for s in job.sessions],
-            [repr(s.key()) for s in job.settings],
-            repr(job.pricing),
-            [m.text for m in job.must_keep],
+            [repr(s.settings.key()) for s in job.scenarios],
+            repr(shared.pricing),
+            [m.text for m in shared.must_keep],
             repr(budget),
             list(policies),
             seed,

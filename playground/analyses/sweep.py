@@ -24,10 +24,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from playground.analyses.processes import process_context
-from playground.engine.replay import Settings, replay
+from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.limits import LIMITS, LimitError, over
+from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.summaries.base import SummarizerError
@@ -343,7 +344,7 @@ def run_sweep(
     grid = points(axes)
     counter = counter or TokenCounter(settings.model)
     counter.prime(session.messages)
-    job = _Job(session, settings, pricing or Pricing(), tuple(must_keep), api_key, hosted)
+    job = _Job(session, Scenario(settings, pricing or Pricing(), tuple(must_keep)), api_key, hosted)
     stacks = [stack_at(specs, axes, values) for values in grid]
     workers = max(1, min(workers, LIMITS.max_sweep_workers, len(grid)))
     done: dict[int, Point] = {}
@@ -374,21 +375,19 @@ class _Job:
     """What every point of one sweep shares."""
 
     session: Session
-    settings: Settings
-    pricing: Pricing
-    must_keep: tuple[MustKeep, ...]
+    scenario: Scenario
     api_key: str | None
     hosted: bool
 
 
 def _point(job: _Job, values: tuple, stack: list[PolicySpec], counter: TokenCounter) -> Point:
-    from playground.measures.metrics import totals, turn_table
-
     try:
-        result = replay(job.session, stack, job.settings, counter, api_key=job.api_key, hosted=job.hosted)
+        evaluated = evaluate(
+            job.session, stack, job.scenario, counter, api_key=job.api_key, hosted=job.hosted
+        )
     except (SpecError, SummarizerError, LimitError) as error:
         return Point(values, error=str(error))
-    return Point(values, totals(turn_table(result, job.pricing, job.must_keep)))
+    return Point(values, evaluated.totals)
 
 
 # the worker's share of the job, set once per process by _start_worker
@@ -397,7 +396,7 @@ _worker: tuple[_Job, TokenCounter] | None = None
 
 def _start_worker(job: _Job, known: tuple[dict, dict]) -> None:
     global _worker
-    counter = TokenCounter(job.settings.model)
+    counter = TokenCounter(job.scenario.settings.model)
     counter.learn(known)
     _worker = (job, counter)
 

@@ -13,11 +13,11 @@ from playground.analyses.compare import Comparison, compare, display_table, uniq
 from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
 from playground.cli.common import add_price_argument, shell_word, with_prices
 from playground.cli.text_table import text_table, write_csv
-from playground.engine.replay import replay
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_path
 from playground.limits import LIMITS
+from playground.measures.evaluate import evaluate
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import Config, load_config
 from playground.stacks.presets import PRESETS
@@ -116,7 +116,6 @@ def _settings(config: Config) -> tuple:
 
 def run_compare(args: argparse.Namespace) -> int:
     from playground.cli.common import UsageError, pick_session
-    from playground.measures.metrics import totals, turn_table
 
     config, candidates = candidates_of(args.stacks, args.model)
     with_prices(config, args.price)
@@ -124,12 +123,9 @@ def run_compare(args: argparse.Namespace) -> int:
     if args.baseline is not None and args.baseline not in names:
         raise UsageError(f"--baseline {args.baseline!r}: not a candidate (candidates: {', '.join(names)})")
     session = pick_session(read_path(args.file), args.session, args.file)
-    settings = config.settings_for(session)
-    counter = TokenCounter(settings.model)
-    figures = {}
-    for candidate in candidates:
-        result = replay(session, list(candidate.stack), settings, counter)
-        figures[candidate.name] = totals(turn_table(result, config.pricing, config.must_keep))
+    scenario = config.scenario_for(session)
+    counter = TokenCounter(scenario.settings.model)
+    figures = {c.name: evaluate(session, c.stack, scenario, counter).totals for c in candidates}
     comparison = compare(figures, args.baseline)
     _header(session, config, sys.stderr if _to_stdout(args) else sys.stdout)
     print(comparison_table(comparison), file=sys.stderr if _to_stdout(args) else sys.stdout)
@@ -279,7 +275,7 @@ def run_corpus_command(args: argparse.Namespace) -> int:
         print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)
     if not found:
         raise UsageError("no transcripts found under " + ", ".join(args.paths))
-    job = Job(tuple(stacks), config.settings, config.pricing, config.must_keep, config.model_given)
+    job = Job(tuple(stacks), config.scenario, config.model_given)
     tty = sys.stderr.isatty()
     figures = run_corpus(
         found,

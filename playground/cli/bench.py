@@ -17,6 +17,7 @@ from playground.engine.replay import Settings, replay
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.measures import quality
+from playground.measures.evaluate import Scenario
 from playground.money.cost import Pricing, cost_report
 from policies.facts import facts_of_text
 from policies.messages import Message, ToolCall
@@ -420,7 +421,7 @@ def corpus(n_sessions: int, out: Callable[[str], None], workers: int = 2) -> dic
     from playground.stacks.presets import PRESETS
 
     rng = random.Random(7)
-    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing())
+    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Scenario())
     figures: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

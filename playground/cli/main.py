@@ -27,7 +27,7 @@ from playground.cli.common import (
 )
 from playground.cli.recommend import add_command as add_recommend_command
 from playground.cli.text_table import text_table, write_csv
-from playground.engine.replay import NO_TURNS, ReplayResult, replay
+from playground.engine.replay import NO_TURNS, ReplayResult
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.engine.validity import check_request
@@ -396,18 +396,19 @@ def _replay(args: argparse.Namespace) -> int:
 
 def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     from playground.measures.baseline import file_figures, which_session
-    from playground.measures.metrics import turn_table
+    from playground.measures.evaluate import evaluate
 
     sessions = read_path(file)
     session = pick_session(sessions, args.session, file)
     slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
     try:
-        settings = config.settings_for(session)
-        result = replay(session, config.stack, settings, progress=_progress_bar if slow else None)
+        evaluated = evaluate(
+            session, config.stack, config.scenario_for(session), progress=_progress_bar if slow else None
+        )
     finally:
         if slow:
             print(file=sys.stderr)
-    table = turn_table(result, config.pricing, config.must_keep)
+    result, table = evaluated.result, evaluated.table
     columns = TABLE_COLUMNS + (["must_keep_lost"] if config.must_keep else [])
     out = sys.stderr if _any_stdout(args) else sys.stdout
     _print_table(result, table, columns, out, which_session(session, sessions))

@@ -31,6 +31,7 @@ from typing import Any
 from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LIMITS, LimitError, check_stack_size, over, read_limited
+from playground.measures.evaluate import Scenario
 from playground.measures.must_keep import MustKeep, MustKeepError
 from playground.measures.must_keep import parse as parse_must_keep
 from playground.models.catalogue import window_of
@@ -95,6 +96,15 @@ class Config:
         """The settings a replay of ``session`` runs with: at the model the session records,
         unless a model was named."""
         return self.settings if self.model_given else at_recorded_model(self.settings, session)
+
+    @property
+    def scenario(self) -> Scenario:
+        """The settings, pricing and must-keep facts every replay of this config shares."""
+        return Scenario(self.settings, self.pricing, self.must_keep)
+
+    def scenario_for(self, session: Session) -> Scenario:
+        """The scenario a replay of ``session`` runs under (``settings_for``)."""
+        return self.scenario.at(self.settings_for(session))
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {

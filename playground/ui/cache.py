@@ -18,13 +18,14 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from playground.engine.replay import ReplayResult, Settings, replay
+from playground.engine.replay import ReplayResult
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_bytes
 from playground.limits import LIMITS
-from playground.measures.metrics import events_frame, totals, turn_table
-from playground.money.cost import Pricing, RecordedBill, recorded_bill
+from playground.measures.evaluate import Scenario, evaluate
+from playground.measures.metrics import events_frame
+from playground.money.cost import RecordedBill, recorded_bill
 from playground.summaries.base import SummaryStats
 from policies.base import shown
 from policies.registry import PolicySpec
@@ -189,8 +190,7 @@ def replay_store() -> ReplayStore:
 def replayed(
     session: Session,
     specs: list[PolicySpec],
-    settings: Settings,
-    pricing: Pricing,
+    scenario: Scenario,
     api_key: str | None = None,
     progress: Callable[[int, int, SummaryStats], None] | None = None,
 ) -> Replayed:
@@ -199,22 +199,24 @@ def replayed(
 
     The API key is not part of the key (nor kept): the summaries themselves are cached on disk.
     """
-    key = (session.content_hash, tuple(s.key() for s in specs), settings.key(), pricing)
+    # the must-keep facts are checked apart (ui.must_keep_panel): one replay serves every set of them
+    scenario = Scenario(scenario.settings, scenario.pricing)
+    key = (session.content_hash, tuple(s.key() for s in specs), scenario.key())
     store = replay_store()
     hit = store.get(key)
     if hit is not None:
         return hit
-    result = replay(
+    evaluated = evaluate(
         session,
         specs,
-        settings,
-        counter=counter_for(settings.model),
+        scenario,
+        counter_for(scenario.settings.model),
         api_key=api_key,
         hosted=True,  # the server's key goes only to the server's own endpoint
         progress=progress,
     )
-    table = turn_table(result, pricing)
-    done = Replayed(result, table.frame(), events_frame(result, table), totals(table))
+    table = evaluated.table
+    done = Replayed(evaluated.result, table.frame(), events_frame(evaluated.result, table), evaluated.totals)
     store.put(key, done, _browser_session())
     return done
 

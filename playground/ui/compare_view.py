@@ -12,11 +12,9 @@ from playground.charts.compare import (
     overlay_chart,
     with_cumulative_cost,
 )
-from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LimitError
-from playground.measures.must_keep import MustKeep
-from playground.money.cost import Pricing
+from playground.measures.evaluate import Scenario
 from playground.stacks.config import ConfigError
 from playground.summaries.base import SummarizerError
 from playground.ui import cache, candidates_panel, must_keep_panel, stack_editor, state, summarizer_panel
@@ -27,13 +25,7 @@ EDITING = "stack being edited"
 BEST_STYLE = "background-color: rgba(30, 142, 62, 0.18); font-weight: 600"
 
 
-def show(
-    session: Session,
-    editing: list[PolicySpec],
-    settings: Settings,
-    pricing: Pricing,
-    facts: tuple[MustKeep, ...],
-) -> None:
+def show(session: Session, editing: list[PolicySpec], scenario: Scenario) -> None:
     saved = candidates_panel.candidates()
     if not saved:
         st.info(
@@ -48,11 +40,11 @@ def show(
     with st.spinner(f"Replaying {len(stacks)} stacks…"):
         for name, stack in stacks.items():
             try:
-                replayed = cache.replayed(session, stack, settings, pricing, summarizer_panel.api_key())
+                replayed = cache.replayed(session, stack, scenario, summarizer_panel.api_key())
             except (SpecError, SummarizerError, ConfigError, LimitError) as error:
                 st.error(f"{escape_markdown(name)} cannot run: {escape_markdown(str(error))}")
                 continue
-            replayed, _ = must_keep_panel.checked(replayed, facts)
+            replayed, _ = must_keep_panel.checked(replayed, scenario.must_keep)
             totals[name], frames[name] = replayed.totals, with_cumulative_cost(replayed.turns)
     if not totals:
         return

@@ -25,11 +25,9 @@ from playground.analyses.corpus import (
     summary_by_figure,
 )
 from playground.charts.compare import EDITING_COLOUR, corpus_chart
-from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LIMITS
-from playground.measures.must_keep import MustKeep
-from playground.money.cost import Pricing
+from playground.measures.evaluate import Scenario
 from playground.stacks.candidates import Candidate
 from playground.ui import cache, candidates_panel, state, summarizer_panel
 from playground.ui.compare_view import EDITING
@@ -70,7 +68,7 @@ def _replay_on_thread(
     run: CorpusRun, choices: list[tuple[str, Session]], job: Job, figures: cache.Lru, api_key: str | None
 ) -> None:
     try:
-        digest, counter = job.digest(), cache.counter_for(job.settings.model)
+        digest, counter = job.digest(), cache.counter_for(job.model)
         for label, session in choices:
             if run.cancel.is_set():
                 break
@@ -112,9 +110,7 @@ def show(
     choices: list[tuple[str, Session]],
     origin: str,
     editing: list[PolicySpec],
-    settings: Settings,
-    pricing: Pricing,
-    facts: tuple[MustKeep, ...],
+    scenario: Scenario,
 ) -> None:
     if len(choices) < 2:
         st.info("Upload several transcripts, or a file of several runs, to replay them all here.")
@@ -135,7 +131,7 @@ def show(
         )
         return
     # the model picker's choice holds for every session; else each replays at the model it records
-    job = Job(stacks, settings, pricing, facts, model_given=st.session_state["model_chosen"])
+    job = Job(stacks, scenario, model_given=st.session_state["model_chosen"])
     st.caption(
         f"{len(choices)} {'uploaded' if origin == 'upload' else 'sample'} sessions, each under {len(stacks)} "
         "stack(s): the stack being edited and the candidates. For thousands of sessions, or a "

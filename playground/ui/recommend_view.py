@@ -25,11 +25,9 @@ from playground.analyses.recommend import (
 )
 from playground.analyses.sweep import default_workers
 from playground.charts.compare import recommend_chart
-from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LIMITS
-from playground.measures.must_keep import MustKeep
-from playground.money.cost import Pricing
+from playground.measures.evaluate import Scenario
 from playground.stacks.presets import FRAMEWORK_PRESETS
 from playground.ui import background, stack_editor, state
 from playground.ui.text import escape_markdown
@@ -67,12 +65,8 @@ def _search(job: RecommendJob, session, settings, budget, pricing, facts, framew
     )
 
 
-def show(
-    session: Session,
-    settings: Settings,
-    pricing: Pricing,
-    facts: tuple[MustKeep, ...],
-) -> None:
+def show(session: Session, scenario: Scenario) -> None:
+    settings, pricing, facts = scenario.settings, scenario.pricing, scenario.must_keep
     st.caption(
         "Searches for the cheapest stack that stays within your budget on this session: the raw "
         "history and every preset, each policy alone over a log grid of its values, pairs of the best, "

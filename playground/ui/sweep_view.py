@@ -26,11 +26,9 @@ from playground.analyses.sweep import (
     sweepable,
 )
 from playground.charts.compare import sweep_chart
-from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LIMITS
-from playground.measures.must_keep import MustKeep
-from playground.money.cost import Pricing
+from playground.measures.evaluate import Scenario
 from playground.ui import background, cache, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import POLICY_TYPES, PolicySpec
@@ -107,13 +105,8 @@ def _axis_picker(stack: list[dict], n: int, column) -> tuple[Axis, int] | None:
         return None
 
 
-def show(
-    session: Session,
-    specs: list[PolicySpec],
-    settings: Settings,
-    pricing: Pricing,
-    facts: tuple[MustKeep, ...],
-) -> None:
+def show(session: Session, specs: list[PolicySpec], scenario: Scenario) -> None:
+    settings, pricing, facts = scenario.settings, scenario.pricing, scenario.must_keep
     st.caption(
         "Replays the stack at every value of a parameter (two for a grid) and plots what each point "
         "costs against what it loses; the front holds the points no other beats on both. "

@@ -12,7 +12,7 @@ import pytest
 from playground.analyses.corpus import CorpusError, Job, read_sessions, run_corpus, sources
 from playground.cli.main import main
 from playground.engine.replay import Settings
-from playground.money.cost import Pricing
+from playground.measures.evaluate import Scenario
 from playground.stacks.candidates import Candidate
 from playground.stacks.presets import PRESETS
 from tests.builders import needs_dask
@@ -22,7 +22,7 @@ STACKS = (
     Candidate("evict", tuple(PRESETS["pyagentic recommended"])),
     Candidate("batched", tuple(PRESETS["Cache-friendly (batched eviction)"])),
 )
-JOB = Job(STACKS, Settings(), Pricing())
+JOB = Job(STACKS, Scenario())
 
 
 @pytest.fixture
@@ -282,7 +282,7 @@ def test_resume_with_other_stacks_is_refused_and_changed_inputs_are_said(corpus,
     found, _ = sources([str(corpus)])
     out = tmp_path / "out"
     run_corpus(found, JOB, out)
-    other = Job(STACKS[:1], Settings(), Pricing())
+    other = Job(STACKS[:1], Scenario())
     with pytest.raises(CorpusError, match="--resume: the stacks, settings or must-keep facts differ"):
         run_corpus(found, other, out, resume=True)
     (corpus / "leave_request_hr.json").write_text((SAMPLES / "data_analyst_orders.jsonl").read_text())
@@ -348,15 +348,15 @@ def test_each_session_of_a_corpus_replays_at_the_model_it_records_unless_one_is_
         *read_path(formats / "codex-cli" / "codemie_rollout_019e1625.jsonl"),
     ]
     stacks = (Candidate("raw", ()),)
-    own = Job(stacks, Settings(), Pricing(), (), model_given=False)
-    named = Job(stacks, Settings(model="gpt-4.1"), Pricing(), (), model_given=True)
+    own = Job(stacks, Scenario(), model_given=False)
+    named = Job(stacks, Scenario(Settings(model="gpt-4.1")), model_given=True)
     counter = TokenCounter("gpt-4o")
     assert [next(session_figures(s, own, counter))[0]["model"] for s in sessions] == [
         "claude-sonnet-4-20250514",
         "gpt-5.5",
     ]
     assert {next(session_figures(s, named, counter))[0]["model"] for s in sessions} == {"gpt-4.1"}
-    assert own.digest() != Job(stacks, Settings(), Pricing()).digest()
+    assert own.digest() != Job(stacks, Scenario()).digest()
 
 
 def test_money_is_summed_over_the_sessions_priced_when_some_model_has_no_price():

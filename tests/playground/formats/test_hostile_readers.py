@@ -343,8 +343,7 @@ def test_a_read_that_runs_past_its_time_is_stopped_naming_the_limit(monkeypatch)
 def test_a_file_a_reader_fails_on_is_listed_in_a_corpus_and_the_rest_go_on(tmp_path, monkeypatch):
     from playground.analyses import corpus
     from playground.analyses.corpus import Job, replay_source, sources
-    from playground.engine.replay import Settings
-    from playground.money.cost import Pricing
+    from playground.measures.evaluate import Scenario
     from playground.stacks.candidates import Candidate
     from playground.stacks.presets import PRESETS
 
@@ -360,7 +359,7 @@ def test_a_file_a_reader_fails_on_is_listed_in_a_corpus_and_the_rest_go_on(tmp_p
 
     monkeypatch.setattr(corpus, "read_bytes", failing)
     found, _ = sources([str(tmp_path)])
-    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing())
+    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Scenario())
     rows = [replay_source(source, job, str(n)).sessions[0] for n, source in enumerate(found)]
     errors = {Path(r["source"]).name: r.get("error", "") for r in rows}
     assert errors["a.json"].endswith("the reader failed: RecursionError") and not errors["b.json"]

@@ -15,8 +15,8 @@ from playground.engine.replay import Settings, replay
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_path
 from playground.measures.baseline import recorded_words
+from playground.measures.evaluate import Scenario
 from playground.measures.metrics import RECORDED_COMPACTION, event_rows, totals, turn_table
-from playground.money.cost import Pricing
 from playground.money.pricing import find_price
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import Config, parse_config
@@ -145,8 +145,8 @@ def test_the_agent_s_own_compactions_are_in_the_event_log_at_the_turn_after_them
 
 def test_the_corpus_summary_says_what_each_stack_saves_against_what_was_recorded(sniffly):
     window = Candidate("window", tuple(PRESETS["Sliding window of 50"]))
-    job = Job((window,), Config().settings_for(sniffly), Pricing())
-    ((row, _),) = session_figures(sniffly, job, TokenCounter(job.settings.model))
+    job = Job((window,), Scenario(Config().settings_for(sniffly)))
+    ((row, _),) = session_figures(sniffly, job, TokenCounter(job.model))
     assert row["recorded_cost_usd"] > 0
     import pandas as pd
 

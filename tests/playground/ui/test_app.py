@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from playground.measures.evaluate import Scenario
 from playground.stacks.presets import available_presets
 from playground.ui.text import WORD_JOINER
 
@@ -586,10 +587,8 @@ CORPUS_SAMPLES = ("ops_incidents_multi.json", "leave_request_hr.json", "coding_a
 
 def test_the_corpus_tab_replays_every_run_of_an_upload_and_opens_the_worst():
     from playground.analyses.corpus import Job, session_figures
-    from playground.engine.replay import Settings
     from playground.engine.tokens import TokenCounter
     from playground.formats import read_bytes
-    from playground.money.cost import Pricing
     from playground.stacks.candidates import Candidate
     from playground.stacks.presets import PRESETS
     from tests.builders import runs_of_samples
@@ -604,9 +603,7 @@ def test_the_corpus_tab_replays_every_run_of_an_upload_and_opens_the_worst():
     summary, table = corpus_tables(at)
     assert list(summary["sessions"]) == ["5"] and list(summary["sessions losing facts"]) == ["2"]
     # no model picked: each session replays at the model it records, as the page's job does
-    job = Job(
-        (Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Settings(), Pricing(), (), False
-    )
+    job = Job((Candidate("default", tuple(PRESETS["pyagentic recommended"])),), Scenario(), model_given=False)
     counter = TokenCounter("gpt-4o")
     expected = {
         s.name: next(session_figures(s, job, counter))[0]["distinct_facts_lost"]

@@ -1,0 +1,74 @@
+"""One evaluation: a session through a stack under a scenario, replayed, measured turn by turn
+and totalled. Every front and analysis (the app, the CLI's replay and compare, sweep,
+recommend, corpus, the export check) evaluates through here, so a figure means the same
+wherever it is shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from playground.engine.replay import ReplayResult, Settings, replay
+from playground.engine.session import Session
+from playground.engine.tokens import TokenCounter
+from playground.measures.metrics import TurnTable, totals, turn_table
+from playground.measures.must_keep import MustKeep
+from playground.money.cost import Pricing
+from playground.summaries.base import SummaryStats
+from policies.registry import PolicySpec
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What every replay of one run shares: how to replay (the model, its window, the
+    summarizer: ``settings``), how to price (``pricing``), and the facts that must be kept."""
+
+    settings: Settings = field(default_factory=Settings)
+    pricing: Pricing = field(default_factory=Pricing)
+    must_keep: tuple[MustKeep, ...] = ()
+
+    def key(self) -> tuple:
+        """What tells two scenarios apart, as a cache key."""
+        return (self.settings.key(), self.pricing, tuple(f.text for f in self.must_keep))
+
+    def at(self, settings: Settings) -> Scenario:
+        """The same scenario with other settings (a session's own recorded model)."""
+        return self if settings == self.settings else replace(self, settings=settings)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A replay, its per-turn table and its totals."""
+
+    result: ReplayResult
+    table: TurnTable
+    totals: dict[str, Any]
+
+
+def evaluate(
+    session: Session,
+    stack: Sequence[PolicySpec],
+    scenario: Scenario,
+    counter: TokenCounter | None = None,
+    *,
+    api_key: str | None = None,
+    hosted: bool = False,
+    progress: Callable[[int, int, SummaryStats], None] | None = None,
+    watch: Callable[[ReplayResult], None] | None = None,
+) -> Evaluation:
+    """``session`` through ``stack`` under ``scenario``. ``counter`` (of the scenario's model)
+    shares tokenization between evaluations of one session; ``api_key``, ``hosted``,
+    ``progress`` and ``watch`` as for ``engine.replay.replay``."""
+    result = replay(
+        session,
+        list(stack),
+        scenario.settings,
+        counter,
+        api_key=api_key,
+        hosted=hosted,
+        progress=progress,
+        watch=watch,
+    )
+    table = turn_table(result, scenario.pricing, scenario.must_keep)
+    return Evaluation(result, table, totals(table))
