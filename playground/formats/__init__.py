@@ -141,6 +141,22 @@ def _read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None) -> l
     return sessions
 
 
+Files = tuple[tuple[str, bytes], ...]  # (name, contents) of files uploaded together
+
+
+def with_companions(files: Files) -> list[tuple[str, bytes, Files]]:
+    """Each file uploaded together with the files beside it that its reader uses (``read_bytes``'s
+    ``beside``): Cline's ui_messages.json goes with the api_conversation_history.json of its task,
+    and is not read on its own where that history is there."""
+    names = {name for name, _ in files}
+    paired = cline.HISTORY in names and cline.UI in names
+    return [
+        (name, data, tuple((n, d) for n, d in files if name == cline.HISTORY and n == cline.UI))
+        for name, data in files
+        if not (paired and name == cline.UI)
+    ]
+
+
 def _read_zip(data: bytes, file: str) -> list[Session]:
     import io
     import zipfile

@@ -9,7 +9,7 @@ from pathlib import Path
 import streamlit as st
 
 from playground.engine.session import Session
-from playground.formats import READABLE, cline
+from playground.formats import READABLE, with_companions
 from playground.formats.builder import visible
 from playground.formats.catalogue import FORMATS
 from playground.measures.baseline import which_session
@@ -99,11 +99,7 @@ def show(key: str = "session") -> Session | None:
     )
     choices: list[Choice] = []
     distinct = _distinct(uploads or [])
-    names = {name for name, _ in distinct}
-    for name, data in distinct:
-        if name == cline.UI and cline.HISTORY in names:
-            continue  # read with the history it belongs to: its usage per request
-        beside = tuple((n, d) for n, d in distinct if name == cline.HISTORY and n == cline.UI)
+    for name, data, beside in with_companions(tuple(distinct)):
         loaded = cache.load(data, name, beside)
         if loaded.error:
             st.error(escape_markdown(loaded.error))

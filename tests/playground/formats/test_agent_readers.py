@@ -915,3 +915,17 @@ def test_cline_s_model_ids_name_the_model_genai_prices_knows():
         find_price("litellm_proxy/anthropic/claude-sonnet-4-5").model == find_price("claude-sonnet-4-5").model
     )
     assert find_price("claude-sonnet-4-6[1m]") is find_price("claude-sonnet-4-6")
+
+
+def test_files_uploaded_together_go_to_their_reader_with_the_files_it_reads_beside_them():
+    """Cline's ui_messages.json is read with the history of its task, not on its own (the
+    pairing was the app's own rule before)."""
+    from playground.formats import with_companions
+
+    history, ui, other = (
+        ("api_conversation_history.json", b"[]"),
+        ("ui_messages.json", b"[1]"),
+        ("a.jsonl", b"x"),
+    )
+    assert with_companions((other, ui, history)) == [("a.jsonl", b"x", ()), (*history, (ui,))]
+    assert with_companions((ui,)) == [(*ui, ())]  # alone, it is read and says what it lacks
