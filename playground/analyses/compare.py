@@ -7,35 +7,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from playground.measures.figures import FIGURES_BY_KEY
 
-@dataclass(frozen=True)
-class Figure:
-    """One headline figure of ``metrics.totals``, and which way is better (None: neither)."""
-
-    key: str
-    label: str
-    better: str | None = "lower"  # "lower", "higher" or None
-
-
-FIGURES = (
-    Figure("cost_usd", "session cost ($), summaries included"),
-    Figure("saved_cost_pct", "cost saved against raw history (%)", "higher"),
-    Figure("summary_cost_usd", "summaries ($)"),
-    Figure("cache_hit_pct", "prompt-cache hit rate (%)", "higher"),
-    Figure("cache_breaks", "cache breaks"),
-    Figure("billed_context_tokens", "input tokens billed"),
-    Figure("saved_pct", "input tokens saved (%)", "higher"),
-    Figure("peak_context_tokens", "peak context tokens"),
-    Figure("distinct_facts_lost", "facts lost"),
-    Figure("turns_with_facts_lost", "turns with facts lost"),
-    Figure("distinct_quotes_lost", "copied lines lost"),
-    Figure("turns_with_must_keep_lost", "turns with a must-keep fact lost"),
-    Figure("refetches", "re-fetches"),
-    Figure("turns_with_violations", "invalid turns"),
-    Figure("turns_over_window", "turns over the window"),
-    Figure("stubs_created", "stubs created", None),
-    Figure("compactions", "compactions", None),
+# the headline figures compared, in this order (their labels and which way is better: measures.figures)
+COMPARED = (
+    "cost_usd",
+    "saved_cost_pct",
+    "summary_cost_usd",
+    "cache_hit_pct",
+    "cache_breaks",
+    "billed_context_tokens",
+    "saved_pct",
+    "peak_context_tokens",
+    "distinct_facts_lost",
+    "turns_with_facts_lost",
+    "distinct_quotes_lost",
+    "turns_with_must_keep_lost",
+    "refetches",
+    "turns_with_violations",
+    "turns_over_window",
+    "stubs_created",
+    "compactions",
 )
+FIGURES = tuple(FIGURES_BY_KEY[key] for key in COMPARED)
 
 
 @dataclass(frozen=True)

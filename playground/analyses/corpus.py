@@ -29,6 +29,7 @@ from playground.engine.tokens import TokenCounter
 from playground.formats import compressed, read_bytes
 from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.evaluate import Scenario, evaluate
+from playground.measures.figures import higher_is_better, label
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import at_recorded_model
 from policies.base import shown
@@ -629,24 +630,24 @@ def deltas(frame: Any, stacks: Sequence[str]) -> Any:
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-# the per-session table's columns (metrics.totals names) and headings; each can order it
+# the per-session table's columns (metrics.totals names) and headings (measures.figures); each can order it
 SESSION_COLUMNS = {
-    "distinct_facts_lost": "facts lost",
-    "distinct_quotes_lost": "copied lines lost",
-    "saved_cost_pct": "cost saved %",
-    "saved_usd": "$ saved",
-    "saved_vs_recorded_pct": "cost saved vs recorded %",
-    "saved_pct": "tokens saved %",
-    "refetches": "re-fetches",
-    "turns_with_violations": "invalid turns",
-    "compactions": "compactions",
-    "turns": "turns",
+    key: label(key)
+    for key in (
+        "distinct_facts_lost",
+        "distinct_quotes_lost",
+        "saved_cost_pct",
+        "saved_usd",
+        "saved_vs_recorded_pct",
+        "saved_pct",
+        "refetches",
+        "turns_with_violations",
+        "compactions",
+        "turns",
+    )
 }
-SAVINGS = (
-    "saved_cost_pct",
-    "saved_usd",
-    "saved_vs_recorded_pct",
-    "saved_pct",
+SAVINGS = tuple(
+    key for key in SESSION_COLUMNS if higher_is_better(key)
 )  # higher is better; for the rest lower is
 
 

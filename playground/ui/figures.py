@@ -9,10 +9,17 @@ from playground.charts import turns as charts
 from playground.engine.replay import NO_TURNS
 from playground.measures import metrics
 from playground.measures.baseline import raw_window_words, recorded_words
+from playground.measures.figures import FIGURES_BY_KEY
 from playground.measures.reasons import difference_parts, dollars
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 from policies.base import counted
+
+
+def _meaning(key: str) -> str:
+    """A figure's help text: what it means, as measures.figures declares it."""
+    meaning = FIGURES_BY_KEY[key].meaning
+    return meaning[0].upper() + meaning[1:] + "."
 
 
 def _pct(part: float, whole: float) -> str:
@@ -85,8 +92,7 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
         f"in {counted(figures['turns_with_facts_lost'], 'turn')}",
         delta_color="off",
         delta_arrow="off",
-        help="Facts (numbers, dates, ids, paths, quoted strings) a recorded reply uses that appeared earlier "
-        "in the session but were missing from the context sent at that turn.",
+        help=_meaning("distinct_facts_lost"),
     )
     if must_keep:
         lost = figures["distinct_must_keep_lost"]
@@ -96,13 +102,13 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
             f"in {counted(figures['turns_with_must_keep_lost'], 'turn')}" if lost else None,
             delta_color="inverse",
             delta_arrow="off",
-            help="Declared must-keep facts the history held at some turn while the request sent then did not.",
+            help=_meaning("distinct_must_keep_lost"),
         )
     else:
         row[3].metric(
             "Re-fetches",
             f"{figures['refetches']:,}",
-            help="Tool calls repeating an earlier call whose result was no longer intact in the context.",
+            help=_meaning("refetches"),
         )
 
 
@@ -176,7 +182,7 @@ def _cache_figures(replayed: Replayed) -> None:
         f"raw {figures['raw_cache_hit_pct']:.1f}%",
         delta_color="off",
         delta_arrow="off",
-        help="Share of the input tokens read from the provider's prompt cache.",
+        help=_meaning("cache_hit_pct"),
     )
     row[2].metric(
         "Cache breaks",
@@ -184,8 +190,7 @@ def _cache_figures(replayed: Replayed) -> None:
         f"{figures['cache_break_repaid_tokens']:,} tokens re-paid",
         delta_color="off",
         delta_arrow="off",
-        help="Turns whose request changed or dropped a message the previous request sent: the cached "
-        "prefix ends there and everything after it is paid (and written) again.",
+        help=_meaning("cache_breaks"),
     )
     row[3].metric(
         "Raw history",
@@ -281,8 +286,7 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
         else None,
         delta_color="off",
         delta_arrow="off",
-        help="Turns whose request a provider would reject (over the context window, broken call/result "
-        "pairs, standing rules missing).",
+        help=_meaning("turns_with_violations"),
     )
     window = replayed.result.settings.context_window
     raw_over = raw_window_words(figures, window, len(replayed.result.session.compactions))
@@ -292,14 +296,14 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
     row3[0].metric(
         "Standing rules lost",
         f"{figures['turns_standing_rules_lost']:,}",
-        help="Turns whose request lacks part of the system prompt (standing rules).",
+        help=_meaning("turns_standing_rules_lost"),
     )
     row3[1].metric("Turns", f"{figures['turns']:,}")
     if must_keep:  # the lead row shows must-keep in the place of re-fetches
         row3[2].metric(
             "Re-fetches",
             f"{figures['refetches']:,}",
-            help="Tool calls repeating an earlier call whose result was no longer intact in the context.",
+            help=_meaning("refetches"),
         )
 
 

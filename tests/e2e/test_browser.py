@@ -599,7 +599,7 @@ def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_wors
     boxes = page.locator(".js-plotly-plot")
     expect(boxes).to_have_count(2)
     opener = page.get_by_role("combobox", name="Session to open")
-    _choose(page, "Sort by", "tokens saved %")
+    _choose(page, "Sort by", "input tokens saved (%)")
     expect(opener).to_have_value(re.compile("incident"))  # the ops runs save the least
     _choose(page, "Sort by", "facts lost")
     expect(opener).to_have_value("#3 leave-request — upload: runs.json")

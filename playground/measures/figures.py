@@ -1,0 +1,101 @@
+"""Every figure of a session's totals (``metrics.totals``), declared once: its key, its label,
+its unit, which way is better and what it means. The compare table, the corpus tables, the
+CLI's summary and the README's list of figures read their labels and meanings here; a test
+keeps ``totals`` and this list the same."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Figure(NamedTuple):
+    key: str  # the name in totals, the JSON, the CSV and the Parquet
+    label: str  # how a table heads it
+    unit: str  # tokens, messages, turns, events, $, %, facts, lines, calls
+    meaning: str
+    better: str | None = "lower"  # "lower", "higher", or None where neither way is better
+
+
+TOTALS: tuple[Figure, ...] = (
+    Figure("turns", "turns", "turns", "inferences replayed: each recorded reply of the model", None),
+    # tokens held and sent
+    Figure("peak_context_tokens", "peak context tokens", "tokens", "the largest request the stack sends"),
+    Figure("final_context_tokens", "final context tokens", "tokens", "the request the stack sends at the last turn"),
+    Figure("peak_raw_tokens", "peak raw tokens", "tokens", "the largest request the raw history (no policy) sends", None),
+    Figure("final_raw_tokens", "final raw tokens", "tokens", "the raw history's request at the last turn", None),
+    Figure("billed_context_tokens", "input tokens billed", "tokens", "the stack's input tokens, summed over every request"),
+    Figure("billed_raw_tokens", "raw input tokens billed", "tokens", "the raw history's input tokens, summed over every request", None),
+    Figure("saved_pct", "input tokens saved (%)", "%", "the share of the raw history's input tokens the stack does not send", "higher"),
+    # what the policies did
+    Figure("stubs_created", "stubs created", "messages", "messages a policy replaced by a stub", None),
+    Figure("clips", "clips", "messages", "tool outputs a policy cut short", None),
+    Figure("drops", "drops", "messages", "messages a policy left out of the request", None),
+    Figure("compactions", "compactions", "events", "times a policy summarized earlier messages", None),
+    Figure("summary_failures", "summaries failed", "events", "compactions skipped because the summarizer failed (nothing lost)"),
+    Figure("thrash_events", "compaction thrash", "events", "compactions that left the context over the trigger, or fired on consecutive turns"),
+    # what a provider would refuse
+    Figure("turns_with_violations", "invalid turns", "turns", "turns whose request a provider would refuse: over the window, a call without its result or a result without its call, standing rules missing"),
+    Figure("turns_over_window", "turns over the window", "turns", "turns whose request is larger than the context window"),
+    Figure("raw_turns_over_window", "raw turns over the window", "turns", "turns where the raw history is larger than the window (the agent had to compact)", None),
+    Figure("raw_turns_with_violations", "raw invalid turns", "turns", "turns where the raw history itself breaks a provider's rule", None),
+    # what was lost
+    Figure("refetches", "re-fetches", "calls", "tool calls repeating an earlier call whose result was no longer intact in the request"),
+    Figure("turns_with_facts_lost", "turns with facts lost", "turns", "turns whose reply uses a fact the session held earlier but the request lacked"),
+    Figure("distinct_facts_lost", "facts lost", "facts", "distinct facts (numbers, dates, ids, paths, quoted strings) a reply uses that its request lacked"),
+    Figure("turns_with_quotes_lost", "turns with copied lines lost", "turns", "turns whose reply copies a line (an edit's old text) its request no longer held"),
+    Figure("distinct_quotes_lost", "copied lines lost", "lines", "distinct lines a reply copies from an earlier message its request no longer held"),
+    Figure("turns_standing_rules_lost", "turns without standing rules", "turns", "turns whose request lacks part of the system prompt"),
+    Figure("turns_with_must_keep_lost", "turns with a must-keep fact lost", "turns", "turns whose request lacks a declared must-keep fact the history held"),
+    Figure("distinct_must_keep_lost", "must-keep facts lost", "facts", "declared must-keep facts lost at some turn"),
+    # the prompt cache
+    Figure("cache_hit_pct", "prompt-cache hit rate (%)", "%", "the share of the stack's input tokens read from the provider's prompt cache", "higher"),
+    Figure("raw_cache_hit_pct", "raw prompt-cache hit rate (%)", "%", "the same share for the raw history", None),
+    Figure("cache_write_tokens", "cache write tokens", "tokens", "input tokens the stack writes to the prompt cache"),
+    Figure("cache_breaks", "cache breaks", "turns", "turns whose request changed or dropped a message the previous request sent: the cached prefix ends there and all after it is paid (and written) again"),
+    Figure("cache_break_repaid_tokens", "tokens re-paid after cache breaks", "tokens", "tokens after each break's position, paid (and written) again"),
+    Figure("cold_cache_turns", "cold-cache turns", "turns", "turns after a gap longer than the cache's lifetime (reply times recorded)", None),
+    # summaries
+    Figure("summary_calls", "summarizer calls", "calls", "calls the stack's compactions made to the summarizer"),
+    Figure("summary_input_tokens", "summarizer input tokens", "tokens", "tokens the summarizer was sent"),
+    Figure("summary_output_tokens", "summarizer output tokens", "tokens", "tokens of the summaries written"),
+    # dollars (None where no price is known)
+    Figure("cost_usd", "session cost ($), summaries included", "$", "every request priced with the provider's prompt cache, plus the summaries"),
+    Figure("raw_cost_usd", "raw history cost ($)", "$", "the raw history's requests priced the same way", None),
+    Figure("summary_cost_usd", "summaries ($)", "$", "the summarizer calls, priced without caching"),
+    Figure("saved_usd", "$ saved", "$", "the raw history's cost minus the stack's (negative: the stack costs more)", "higher"),
+    Figure("saved_cost_pct", "cost saved against raw history (%)", "%", "saved_usd as a share of the raw history's cost", "higher"),
+    # as recorded (None where the file records no usage, or no model to price it)
+    Figure("recorded_calls", "recorded calls", "calls", "calls whose usage the file records", None),
+    Figure("recorded_input_tokens", "recorded input tokens", "tokens", "input tokens the file records, summed over its calls", None),
+    Figure("recorded_cache_hit_pct", "recorded prompt-cache hit rate (%)", "%", "the share of recorded input read from the cache", None),
+    Figure("recorded_cost_usd", "as recorded ($)", "$", "the file's own usage priced, output as recorded (ccusage's figure)", None),
+    Figure("recorded_cost_counted_output_usd", "as recorded, output counted ($)", "$", "the recorded calls with each reply's output counted (where the file records output wrongly)", None),
+    Figure("saved_vs_recorded_usd", "$ saved vs recorded", "$", "what the agent paid minus what the stack costs, on the calls the file records", "higher"),
+    Figure("saved_vs_recorded_pct", "cost saved vs recorded (%)", "%", "saved_vs_recorded_usd as a share of what the agent paid", "higher"),
+    # the stack's cost minus the raw history's, part by part (they add up to it)
+    Figure("difference_read_tokens", "difference: cache reads (tokens)", "tokens", "cache-read tokens, the stack's minus the raw history's", None),
+    Figure("difference_read_usd", "difference: cache reads ($)", "$", "their dollars", None),
+    Figure("difference_write_tokens", "difference: cache writes (tokens)", "tokens", "cache-write tokens, the stack's minus the raw history's", None),
+    Figure("difference_write_usd", "difference: cache writes ($)", "$", "their dollars", None),
+    Figure("difference_uncached_tokens", "difference: uncached input (tokens)", "tokens", "uncached input tokens, the stack's minus the raw history's", None),
+    Figure("difference_uncached_usd", "difference: uncached input ($)", "$", "their dollars", None),
+    Figure("difference_output_usd", "difference: output tier ($)", "$", "output priced in another long-context tier", None),
+)  # fmt: skip
+
+FIGURES_BY_KEY = {f.key: f for f in TOTALS}
+
+
+def label(key: str) -> str:
+    """How a table heads the figure ``key``."""
+    return FIGURES_BY_KEY[key].label
+
+
+def higher_is_better(key: str) -> bool:
+    return FIGURES_BY_KEY[key].better == "higher"
+
+
+def markdown_table() -> str:
+    """The README's list of a session's figures: this declaration, rendered."""
+    rows = ["| figure | unit | better | what it is |", "|---|---|---|---|"]
+    rows += [f"| `{f.key}` | {f.unit} | {f.better or '-'} | {f.meaning} |" for f in TOTALS]
+    return "\n".join(rows)
