@@ -1,7 +1,8 @@
-"""Every figure of a session's totals (``metrics.totals``), declared once: its key, its label,
-its unit, which way is better and what it means. The compare table, the corpus tables, the
-CLI's summary and the README's list of figures read their labels and meanings here; a test
-keeps ``totals`` and this list the same."""
+"""Every figure of a replay, declared once: each column of the per-turn table
+(``metrics.turn_table``: the CSV, the JSON's ``turns``, the Parquet) and each of a session's
+totals (``metrics.totals``), with its label, unit, which way is better and what it means. The
+compare table, the corpus tables, the CLI's per-turn table, the app's help texts and the
+README's list of figures read them here; tests keep the tables and these lists the same."""
 
 from __future__ import annotations
 
@@ -83,6 +84,72 @@ TOTALS: tuple[Figure, ...] = (
 )  # fmt: skip
 
 FIGURES_BY_KEY = {f.key: f for f in TOTALS}
+
+# one row per inference; the columns of a stack's policies (``removed_by_<position>_<name>``)
+# follow ``tokens_head``, and must-keep columns close each row
+_PARTS = ("read", "write", "uncached", "output")
+TURN: tuple[Figure, ...] = (
+    Figure("turn", "turn", "turns", "the inference's number, from 1", None),
+    Figure("reply_index", "reply index", "messages", "the recorded reply's position in the raw history, from 0", None),
+    Figure("raw_tokens", "raw", "tokens", "the raw history's request: every message so far, no policy", None),
+    Figure("context_tokens", "context", "tokens", "the stack's request"),
+    Figure("saved_tokens", "saved", "tokens", "raw_tokens minus context_tokens", "higher"),
+    Figure("raw_messages", "raw messages", "messages", "messages in the raw history's request", None),
+    Figure("context_messages", "messages", "messages", "messages in the stack's request"),
+    Figure("recorded_prompt_tokens", "recorded", "tokens", "the input the file records for this call (empty where it records none)", None),
+    Figure("stubs_created", "stubs", "messages", "messages a policy replaced by a stub at this turn", None),
+    Figure("stubs_held", "stubs held", "messages", "stubs the request holds", None),
+    Figure("clips", "clips", "messages", "tool outputs cut short at this turn", None),
+    Figure("drops", "drops", "messages", "messages left out at this turn", None),
+    Figure("compactions", "compactions", "events", "compactions at this turn", None),
+    Figure("compacted_messages", "compacted", "messages", "messages those compactions summarized", None),
+    Figure("summary_failures", "summaries failed", "events", "compactions skipped because the summarizer failed"),
+    Figure("thrash", "thrash", "events", "compactions that left the context over the trigger, or fired on consecutive turns"),
+    Figure("violations", "violations", "events", "the provider's rules the request breaks"),
+    Figure("over_window", "over window", "turns", "1 where the request is larger than the context window"),
+    Figure("raw_over_window", "raw over window", "turns", "1 where the raw history is larger than the window", None),
+    Figure("raw_violations", "raw violations", "events", "broken call/result pairs the raw history holds before this reply", None),
+    Figure("refetches", "re-fetches", "calls", "this reply's calls repeating an earlier call whose result was no longer intact"),
+    Figure("facts_lost", "facts lost", "facts", "facts this reply uses that the session held earlier but the request lacked"),
+    Figure("lost_facts", "which facts", "facts", "those facts, joined by '; '", None),
+    Figure("quotes_lost", "lines lost", "lines", "lines this reply copies that its request no longer held"),
+    Figure("lost_quotes", "which lines", "lines", "those lines, one per line", None),
+    Figure("standing_rules_lost", "rules lost", "turns", "1 where the request lacks part of the system prompt"),
+    Figure("cache_read_tokens", "cache read", "tokens", "input read from the prompt cache", "higher"),
+    Figure("cache_write_tokens", "cache write", "tokens", "input written to the prompt cache"),
+    Figure("uncached_tokens", "uncached", "tokens", "input neither read from nor written to the cache"),
+    Figure("output_tokens", "output", "tokens", "the reply's tokens, as counted", None),
+    Figure("raw_cache_read_tokens", "raw cache read", "tokens", "the raw history's input read from the cache", None),
+    Figure("raw_cache_write_tokens", "raw cache write", "tokens", "the raw history's input written to the cache", None),
+    Figure("recorded_cache_read_tokens", "recorded cache read", "tokens", "the cache read the file records for this call", None),
+    Figure("recorded_cache_write_tokens", "recorded cache write", "tokens", "the cache write the file records for this call", None),
+    Figure("recorded_output_tokens", "recorded output", "tokens", "the output the file records for this call", None),
+    Figure("recorded_cost_usd", "recorded $", "$", "this call as the file records it, priced", None),
+    Figure("recorded_counted_output_usd", "recorded $, output counted", "$", "the same with the reply's output counted", None),
+    Figure("cache_break_at", "break at", "messages", "where the request first differs from the previous one's (empty: no break)", None),
+    Figure("cache_break_repaid", "re-paid", "tokens", "tokens after the break, paid (and written) again"),
+    Figure("cache_break_policy", "broken by", "events", "the policy that changed the message at the break", None),
+    Figure("cold_cache", "cold", "turns", "1 where a gap longer than the cache's lifetime came before", None),
+    Figure("cost_usd", "cost $", "$", "the stack's request priced with the prompt cache"),
+    Figure("summary_cost_usd", "summaries $", "$", "the summarizer calls made at this turn"),
+    Figure("summary_calls", "summarizer calls", "calls", "summarizer calls at this turn"),
+    Figure("summary_input_tokens", "summarizer in", "tokens", "tokens sent to the summarizer"),
+    Figure("summary_output_tokens", "summarizer out", "tokens", "tokens of the summaries"),
+    Figure("raw_cost_usd", "raw $", "$", "the raw history's request priced the same way", None),
+    Figure("raw_uncached_tokens", "raw uncached", "tokens", "the raw history's input neither read nor written", None),
+    *(Figure(f"raw_cost_{p}_usd", f"raw {p} $", "$", f"the raw history's {p} part, in dollars", None) for p in _PARTS),
+    *(Figure(f"cost_{p}_usd", f"{p} $", "$", f"the stack's {p} part, in dollars") for p in _PARTS),
+    *(
+        Figure(f"tokens_{kind}", kind, "tokens", f"the request's {kind} messages", None)
+        for kind in ("system", "user", "assistant", "tool", "stub", "summary")
+    ),
+    Figure("tokens_head", "prefix", "tokens", "what opens every request besides its messages: tool definitions, the hidden prefix the calibration found, the reply's priming", None),
+)  # fmt: skip
+MUST_KEEP_TURN = (
+    Figure("must_keep_lost", "must-keep lost", "facts", "declared must-keep facts the request lacked"),
+    Figure("lost_must_keep", "which must-keep", "facts", "those facts, joined by '; '", None),
+)
+TURN_BY_KEY = {f.key: f for f in (*TURN, *MUST_KEEP_TURN)}
 
 
 def label(key: str) -> str:

@@ -22,6 +22,12 @@ def _meaning(key: str) -> str:
     return meaning[0].upper() + meaning[1:] + "."
 
 
+def _tokens(count: int) -> str:
+    """A token count that fits a quarter of the results' width: millions as "2.62 M" (the
+    exact count is in the figure's help and the CSV)."""
+    return f"{count:,}" if count < 1_000_000 else f"{count / 1_000_000:.2f} M"
+
+
 def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}% of raw" if whole else ""
 
@@ -73,7 +79,7 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
         row[1].metric(
             "As recorded",
             dollars(recorded),
-            f"{-figures['saved_vs_recorded_pct']:+.1f}% with the stack",
+            f"{-figures['saved_vs_recorded_pct']:+.1f}% stack",
             delta_color="inverse",
             help="The bill of the calls as the file records them (ccusage's figure): what the agent "
             "actually paid, each call at its own model and cache tier.",
@@ -84,7 +90,8 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
             f"{figures['billed_context_tokens']:,}",
             f"{-figures['saved_pct']:+}% vs raw",
             delta_color="inverse",
-            help=f"Sum of the input tokens of every request; the raw history sends {figures['billed_raw_tokens']:,}.",
+            help=f"Sum of the input tokens of every request: {figures['billed_context_tokens']:,}; the raw "
+            f"history sends {figures['billed_raw_tokens']:,}.",
         )
     row[2].metric(
         "Facts lost",
@@ -187,10 +194,10 @@ def _cache_figures(replayed: Replayed) -> None:
     row[2].metric(
         "Cache breaks",
         f"{figures['cache_breaks']:,}",
-        f"{figures['cache_break_repaid_tokens']:,} tokens re-paid",
+        f"{_tokens(figures['cache_break_repaid_tokens'])} re-paid",
         delta_color="off",
         delta_arrow="off",
-        help=_meaning("cache_breaks"),
+        help=f"{_meaning('cache_breaks')} Here {figures['cache_break_repaid_tokens']:,} tokens are re-paid.",
     )
     row[3].metric(
         "Raw history",
@@ -243,7 +250,7 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
     row1 = st.columns(4)
     row1[0].metric(
         "Peak context",
-        f"{figures['peak_context_tokens']:,}",
+        _tokens(figures["peak_context_tokens"]),
         _pct(figures["peak_context_tokens"], figures["peak_raw_tokens"]),
         delta_color="off",
         delta_arrow="off",
@@ -251,7 +258,7 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
     )
     row1[1].metric(
         "Final context",
-        f"{figures['final_context_tokens']:,}",
+        _tokens(figures["final_context_tokens"]),
         _pct(figures["final_context_tokens"], figures["final_raw_tokens"]),
         delta_color="off",
         delta_arrow="off",
@@ -259,11 +266,12 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
     )
     row1[2].metric(
         "Input tokens billed",
-        f"{figures['billed_context_tokens']:,}",
-        f"raw {figures['billed_raw_tokens']:,}",
+        _tokens(figures["billed_context_tokens"]),
+        f"raw {_tokens(figures['billed_raw_tokens'])}",
         delta_color="off",
         delta_arrow="off",
-        help="Sum of the input tokens of every inference.",
+        help=f"Sum of the input tokens of every inference: {figures['billed_context_tokens']:,} "
+        f"(raw history {figures['billed_raw_tokens']:,}).",
     )
     row1[3].metric(
         "Tokens saved", f"{figures['saved_pct']}%", help="Share of the raw token bill the stack avoids."

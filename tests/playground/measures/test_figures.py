@@ -39,3 +39,17 @@ def test_the_compare_and_corpus_tables_head_a_figure_as_it_is_declared():
 
 def test_the_readme_lists_every_figure_as_declared():
     assert markdown_table() in (ROOT / "README.md").read_text()
+
+
+def test_every_column_of_the_per_turn_table_is_declared_in_order():
+    from playground.cli.main import TABLE_COLUMNS
+    from playground.measures.figures import MUST_KEEP_TURN, TURN, TURN_BY_KEY
+
+    (session,) = read_path(ROOT / "tests/fixtures/formats/claude-code/sniffly_d3ad4cdc.jsonl")
+    config = parse_config(
+        "version: 1\nstack: [ToolEvictionPolicy: {}, CompactionPolicy: {}]\nmust_keep: [abc]", "x.yaml"
+    )
+    row = evaluate(session, config.stack, config.scenario_for(session)).table.rows[0]
+    policies = ["removed_by_1_ToolEvictionPolicy", "removed_by_2_CompactionPolicy"]
+    assert list(row) == [f.key for f in TURN] + policies + [f.key for f in MUST_KEEP_TURN]
+    assert all(column in TURN_BY_KEY for column in TABLE_COLUMNS)  # the CLI's table shows declared figures
