@@ -168,7 +168,8 @@ def test_config_file_drives_the_replay(real_session_path, tmp_path, capsys):
 
 
 def test_bench_prints_its_figures(capsys):
-    assert main(["bench", "--messages", "120"]) == 0
+    # the browser's latency has a test of its own (tests/e2e): Playwright runs once per process
+    assert main(["bench", "--messages", "120", "--browser", "0"]) == 0
     out = capsys.readouterr().out
     for label in (
         "tokenize each message once",
@@ -194,6 +195,8 @@ def test_bench_at_a_large_size_and_with_no_policy_prints_time_and_peak_memory(ca
                 "200",
                 "--no-policy-memory",
                 "300",
+                "--browser",
+                "0",
             ]
         )
         == 0
