@@ -113,8 +113,10 @@ def show(key: str = "session") -> Session | None:
         st.warning("No readable session: upload a transcript.")
         return None
     if not distinct and st.query_params.get(UPLOAD_KEY):
-        _upload_gone()
-        return None
+        if not st.session_state.get(f"{key}_seen"):  # a refresh, or a copied link: the upload is gone
+            _upload_gone()
+            return None
+        del st.query_params[UPLOAD_KEY]  # this tab's own upload, removed: the samples again
     labels = [c.label for c in choices]
     # the Corpus tab's sessions: the uploads, or the samples when fewer than two are uploaded
     origin = "upload" if sum(c.origin == "upload" for c in choices) > 1 else "sample"

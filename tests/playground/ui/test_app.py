@@ -967,3 +967,23 @@ def test_the_hidden_prefix_is_a_block_of_its_own_in_the_composition_and_side_by_
     assert f"prefix: {int(turns['tokens_head'].iloc[0]):,} tokens" in sent
     names = [trace.name for trace in composition_chart(turns).data]
     assert names[0] == "prefix (system prompt, tools)"
+
+
+def test_an_upload_opened_again_after_a_refresh_is_asked_for_and_nothing_else_is_shown(real_session_path):
+    """Issue 47, 4: a fresh browser session whose address says an upload was showing (a refresh,
+    a copied link) shows no sample in its place; removing one's own upload shows the samples."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["upload"] = "1"
+    at.run()
+    assert not at.exception and not at.metric
+    assert any("which a refresh does not keep" in w.value for w in at.main.warning)
+    at.button(key="upload_gone_samples").click().run()
+    assert metric(at, "Cost with this stack") and "upload" not in at.query_params
+
+    at = start()
+    upload = (real_session_path.name, real_session_path.read_bytes(), "application/json")
+    at.file_uploader(key="session_uploads").set_value(upload).run()
+    assert at.query_params["upload"] == "1"
+    at.file_uploader(key="session_uploads").set_value([]).run()
+    assert not at.exception and not at.main.warning and "upload" not in at.query_params
+    assert at.selectbox(key="session_choice").value == "sample: leave_request_hr"
