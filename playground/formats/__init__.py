@@ -19,30 +19,15 @@ from typing import Any
 from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import (
     aider,
-    anthropic,
-    any_agent,
     claude_code,
     cline,
-    codex,
     compressed,
-    copilot_cli,
-    gemini_cli,
     inspect_ai,
-    langchain,
-    langfuse,
-    letta_agent_file,
     llm_log,
-    mini_swe_agent,
-    openai_chat,
-    opencode,
-    openhands,
     openhands_v1,
-    otel,
-    pydantic_ai,
-    responses,
-    swe_agent,
 )
 from playground.formats.builder import read_time_bounded, too_many_messages
+from playground.formats.catalogue import DOCUMENT_READERS, LINE_LOG_READERS, MESSAGE_DIALECTS, MessageList
 from playground.formats.json_text import json_lines, parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
 from policies.base import shown
@@ -221,30 +206,6 @@ RUN_FACTS = (
 )
 
 
-# whole-file formats, tried in order before the chat dialects: (detector, reader of every session)
-DOCUMENT_READERS = (
-    (mini_swe_agent.looks_like, mini_swe_agent.read),
-    (any_agent.looks_like, any_agent.read),
-    (swe_agent.looks_like, swe_agent.read),
-    (letta_agent_file.looks_like, letta_agent_file.read),
-    (llm_log.looks_like, llm_log.read),
-    (otel.looks_like, otel.read),
-    (inspect_ai.looks_like, inspect_ai.read),
-    (langfuse.looks_like, langfuse.read),
-    (gemini_cli.looks_like_recording, gemini_cli.read_recording),
-    (opencode.looks_like, opencode.read),
-)
-# the agents' JSONL logs, one event per line
-LINE_LOG_READERS = (
-    (copilot_cli.looks_like, copilot_cli.read),
-    (gemini_cli.looks_like_log, gemini_cli.read_log),
-    (claude_code.looks_like, claude_code.read),
-    (codex.looks_like, codex.read),
-    (openhands_v1.looks_like, openhands_v1.read),
-    (gemini_cli.looks_like_stream, gemini_cli.read_stream),
-)
-
-
 def sessions_from_data(data: Any, file: str) -> list[Session]:
     """Detect the format of parsed JSON and read every session in it."""
     stem = os.path.splitext(os.path.basename(file))[0]
@@ -345,20 +306,10 @@ def read_messages(
     """Read one message list in whichever dialect it is written."""
     if len(items) > LIMITS.max_messages:  # before a message is built: the cost is in their number
         raise TranscriptError(file, "", too_many_messages(len(items)))
-    if openhands.looks_like(items):
-        return openhands.read(items, file, name, container)
-    if pydantic_ai.looks_like(items):
-        return pydantic_ai.read(items, file, name)
-    if cline.looks_like(items):
-        return cline.read(items, file, name, cline.requests_beside(file))
-    if langchain.looks_like(items):
-        return langchain.read(items, file, name)
-    if responses.looks_like(items):
-        return responses.read(items, file, name, tools=tools)
-    if anthropic.looks_like(items, container):
-        return anthropic.read(items, file, name, system=system, tools=tools)
-    if openai_chat.looks_like(items[0]):
-        return openai_chat.read(items, file, name, tools=tools)
+    given = MessageList(items, file, name, system, tools, container)
+    for looks_like, read in MESSAGE_DIALECTS:
+        if looks_like(given):
+            return read(given)
     raise TranscriptError(
         file, "item 0", f"not a recognised message: {_preview(items[0])}. Readable: {READABLE}"
     )

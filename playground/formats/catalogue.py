@@ -1,9 +1,36 @@
-"""What each reader reads, for people: the README's table of formats is this, rendered
-(``markdown_table``), and a test keeps the two the same."""
+"""The formats the playground reads, in one place: for people, what each reader reads (the
+README's table of formats is ``FORMATS``, rendered by ``markdown_table``; a test keeps the two
+the same); for the dispatch, which reader takes which shape of data, in the order they are
+tried (``DOCUMENT_READERS``, ``LINE_LOG_READERS``, ``MESSAGE_DIALECTS``). The package's
+``read_path`` and ``read_bytes`` check the bytes and parse them, then ask here."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from playground.formats import (
+    anthropic,
+    any_agent,
+    claude_code,
+    cline,
+    codex,
+    copilot_cli,
+    gemini_cli,
+    inspect_ai,
+    langchain,
+    langfuse,
+    letta_agent_file,
+    llm_log,
+    mini_swe_agent,
+    openai_chat,
+    opencode,
+    openhands,
+    openhands_v1,
+    otel,
+    pydantic_ai,
+    responses,
+    swe_agent,
+)
 
 
 class Format(NamedTuple):
@@ -169,3 +196,62 @@ def markdown_table() -> str:
     ]
     rows += [f"| {f.tool} | {f.where} | {f.read} | {f.not_read} | {f.tested_on} |" for f in FORMATS]
     return "\n".join(rows)
+
+
+# whole-file formats, tried in order before the chat dialects: (detector, reader of every session)
+DOCUMENT_READERS = (
+    (mini_swe_agent.looks_like, mini_swe_agent.read),
+    (any_agent.looks_like, any_agent.read),
+    (swe_agent.looks_like, swe_agent.read),
+    (letta_agent_file.looks_like, letta_agent_file.read),
+    (llm_log.looks_like, llm_log.read),
+    (otel.looks_like, otel.read),
+    (inspect_ai.looks_like, inspect_ai.read),
+    (langfuse.looks_like, langfuse.read),
+    (gemini_cli.looks_like_recording, gemini_cli.read_recording),
+    (opencode.looks_like, opencode.read),
+)
+# the agents' JSONL logs, one event per line
+LINE_LOG_READERS = (
+    (copilot_cli.looks_like, copilot_cli.read),
+    (gemini_cli.looks_like_log, gemini_cli.read_log),
+    (claude_code.looks_like, claude_code.read),
+    (codex.looks_like, codex.read),
+    (openhands_v1.looks_like, openhands_v1.read),
+    (gemini_cli.looks_like_stream, gemini_cli.read_stream),
+)
+
+
+class MessageList(NamedTuple):
+    """One list of chat messages and what a run around it gives with it."""
+
+    items: list
+    file: str
+    name: str
+    system: Any = None
+    tools: Any = None
+    container: dict | None = None
+
+
+# the dialects of one message list, tried in order (the first message decides the last)
+MESSAGE_DIALECTS = (
+    (lambda m: openhands.looks_like(m.items), lambda m: openhands.read(m.items, m.file, m.name, m.container)),
+    (lambda m: pydantic_ai.looks_like(m.items), lambda m: pydantic_ai.read(m.items, m.file, m.name)),
+    (
+        lambda m: cline.looks_like(m.items),
+        lambda m: cline.read(m.items, m.file, m.name, cline.requests_beside(m.file)),
+    ),
+    (lambda m: langchain.looks_like(m.items), lambda m: langchain.read(m.items, m.file, m.name)),
+    (
+        lambda m: responses.looks_like(m.items),
+        lambda m: responses.read(m.items, m.file, m.name, tools=m.tools),
+    ),
+    (
+        lambda m: anthropic.looks_like(m.items, m.container),
+        lambda m: anthropic.read(m.items, m.file, m.name, system=m.system, tools=m.tools),
+    ),
+    (
+        lambda m: openai_chat.looks_like(m.items[0]),
+        lambda m: openai_chat.read(m.items, m.file, m.name, tools=m.tools),
+    ),
+)
