@@ -29,7 +29,7 @@ from playground.engine.tokens import TokenCounter
 from playground.formats import compressed, read_bytes
 from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.evaluate import Scenario, evaluate
-from playground.measures.figures import higher_is_better, label
+from playground.measures.figures import heading, higher_is_better
 from playground.stacks.candidates import Candidate
 from playground.stacks.config import at_recorded_model
 from policies.base import shown
@@ -630,9 +630,9 @@ def deltas(frame: Any, stacks: Sequence[str]) -> Any:
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
 
 
-# the per-session table's columns (metrics.totals names) and headings (measures.figures); each can order it
+# the per-session table's columns (metrics.totals names) and short headings (measures.figures); each can order it
 SESSION_COLUMNS = {
-    key: label(key)
+    key: heading(key)
     for key in (
         "distinct_facts_lost",
         "distinct_quotes_lost",

@@ -15,6 +15,12 @@ class Figure(NamedTuple):
     unit: str  # tokens, messages, turns, events, $, %, facts, lines, calls
     meaning: str
     better: str | None = "lower"  # "lower", "higher", or None where neither way is better
+    short: str = ""  # the heading of a narrow table (a table of sessions), where not the label
+
+    @property
+    def heading(self) -> str:
+        """How a narrow table heads it."""
+        return self.short or self.label
 
 
 TOTALS: tuple[Figure, ...] = (
@@ -26,7 +32,7 @@ TOTALS: tuple[Figure, ...] = (
     Figure("final_raw_tokens", "final raw tokens", "tokens", "the raw history's request at the last turn", None),
     Figure("billed_context_tokens", "input tokens billed", "tokens", "the stack's input tokens, summed over every request"),
     Figure("billed_raw_tokens", "raw input tokens billed", "tokens", "the raw history's input tokens, summed over every request", None),
-    Figure("saved_pct", "input tokens saved (%)", "%", "the share of the raw history's input tokens the stack does not send", "higher"),
+    Figure("saved_pct", "input tokens saved (%)", "%", "the share of the raw history's input tokens the stack does not send", "higher", "tokens saved %"),
     # what the policies did
     Figure("stubs_created", "stubs created", "messages", "messages a policy replaced by a stub", None),
     Figure("clips", "clips", "messages", "tool outputs a policy cut short", None),
@@ -64,7 +70,7 @@ TOTALS: tuple[Figure, ...] = (
     Figure("raw_cost_usd", "raw history cost ($)", "$", "the raw history's requests priced the same way", None),
     Figure("summary_cost_usd", "summaries ($)", "$", "the summarizer calls, priced without caching"),
     Figure("saved_usd", "$ saved", "$", "the raw history's cost minus the stack's (negative: the stack costs more)", "higher"),
-    Figure("saved_cost_pct", "cost saved against raw history (%)", "%", "saved_usd as a share of the raw history's cost", "higher"),
+    Figure("saved_cost_pct", "cost saved against raw history (%)", "%", "saved_usd as a share of the raw history's cost", "higher", "cost saved %"),
     # as recorded (None where the file records no usage, or no model to price it)
     Figure("recorded_calls", "recorded calls", "calls", "calls whose usage the file records", None),
     Figure("recorded_input_tokens", "recorded input tokens", "tokens", "input tokens the file records, summed over its calls", None),
@@ -72,7 +78,7 @@ TOTALS: tuple[Figure, ...] = (
     Figure("recorded_cost_usd", "as recorded ($)", "$", "the file's own usage priced, output as recorded (ccusage's figure)", None),
     Figure("recorded_cost_counted_output_usd", "as recorded, output counted ($)", "$", "the recorded calls with each reply's output counted (where the file records output wrongly)", None),
     Figure("saved_vs_recorded_usd", "$ saved vs recorded", "$", "what the agent paid minus what the stack costs, on the calls the file records", "higher"),
-    Figure("saved_vs_recorded_pct", "cost saved vs recorded (%)", "%", "saved_vs_recorded_usd as a share of what the agent paid", "higher"),
+    Figure("saved_vs_recorded_pct", "cost saved vs recorded (%)", "%", "saved_vs_recorded_usd as a share of what the agent paid", "higher", "cost saved vs recorded %"),
     # the stack's cost minus the raw history's, part by part (they add up to it)
     Figure("difference_read_tokens", "difference: cache reads (tokens)", "tokens", "cache-read tokens, the stack's minus the raw history's", None),
     Figure("difference_read_usd", "difference: cache reads ($)", "$", "their dollars", None),
@@ -152,9 +158,9 @@ MUST_KEEP_TURN = (
 TURN_BY_KEY = {f.key: f for f in (*TURN, *MUST_KEEP_TURN)}
 
 
-def label(key: str) -> str:
-    """How a table heads the figure ``key``."""
-    return FIGURES_BY_KEY[key].label
+def heading(key: str) -> str:
+    """How a narrow table (a table of sessions) heads the figure ``key``."""
+    return FIGURES_BY_KEY[key].heading
 
 
 def higher_is_better(key: str) -> bool:

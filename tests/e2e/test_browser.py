@@ -301,10 +301,11 @@ def test_priced_at_anthropic_the_headline_flips_from_lost_to_saved_with_batched_
     )
     assert default["saved_usd"] < 0 < default["saved_pct"]
     wait_for_metric(page, "Money lost", dollars(-default["saved_usd"]))
+    idle(page)  # the metric is in the fold: its text comes before the charts are drawn again
     expect(page.get_by_text("its 58 cache breaks write the cache again", exact=False)).to_be_visible()
     expect(page.get_by_test_id("stMain")).to_contain_text("claude-sonnet-4-5 at Anthropic")
 
-    page.locator(".st-key-chart_cost").scroll_into_view_if_needed()
+    page.locator(".st-key-chart_cost:not([data-stale='true'])").scroll_into_view_if_needed()
     page.wait_for_function(f"() => ({BREAK_MARKER})() !== null")
     page.wait_for_timeout(500)
     marker = page.evaluate(BREAK_MARKER)
@@ -600,7 +601,7 @@ def test_upload_a_multi_run_file_sort_the_corpus_by_facts_lost_and_open_the_wors
     boxes = page.locator(".js-plotly-plot")
     expect(boxes).to_have_count(2)
     opener = page.get_by_role("combobox", name="Session to open")
-    _choose(page, "Sort by", "input tokens saved (%)")
+    _choose(page, "Sort by", "tokens saved %")
     expect(opener).to_have_value(re.compile("incident"))  # the ops runs save the least
     _choose(page, "Sort by", "facts lost")
     expect(opener).to_have_value("#3 leave-request — upload: runs.json")

@@ -33,7 +33,7 @@ def test_every_figure_says_its_unit_and_what_it_means():
 
 def test_the_compare_and_corpus_tables_head_a_figure_as_it_is_declared():
     assert all(f is FIGURES_BY_KEY[f.key] for f in COMPARED)
-    assert {key: FIGURES_BY_KEY[key].label for key in SESSION_COLUMNS} == SESSION_COLUMNS
+    assert {key: FIGURES_BY_KEY[key].heading for key in SESSION_COLUMNS} == SESSION_COLUMNS
     assert set(SAVINGS) == {k for k in SESSION_COLUMNS if FIGURES_BY_KEY[k].better == "higher"}
 
 
