@@ -136,11 +136,18 @@ class ReplayStore:
 
     Bounded in bytes for the whole server (``max_store_bytes``) and in entries per browser
     session (``max_replays_per_browser``): one visitor's sweep cannot push out everyone
-    else's replays, nor grow the server without end."""
+    else's replays, nor grow the server without end. A browser session's replays go when it
+    closes (``is_live`` says it has; they pin the session they replayed)."""
 
-    def __init__(self, max_bytes: int | None = None, per_owner: int | None = None) -> None:
+    def __init__(
+        self,
+        max_bytes: int | None = None,
+        per_owner: int | None = None,
+        is_live: Callable[[str], bool] | None = None,
+    ) -> None:
         self.max_bytes = max_bytes or LIMITS.max_store_bytes
         self.per_owner = per_owner or LIMITS.max_replays_per_browser
+        self.is_live = is_live or _browser_session_is_open
         self._items: OrderedDict[tuple, tuple[Replayed, int]] = OrderedDict()
         self._owned: dict[str, list[tuple]] = {}
         self.bytes = 0
@@ -161,6 +168,9 @@ class ReplayStore:
                 return
             if size > self.max_bytes:  # served once, never kept
                 return
+            for closed in [o for o in self._owned if o and o != owner and not self.is_live(o)]:
+                for gone in self._owned.pop(closed):
+                    self._drop(gone)
             owned = self._owned.setdefault(owner, [])
             while len(owned) >= self.per_owner:
                 self._drop(owned.pop(0))
@@ -180,6 +190,13 @@ class ReplayStore:
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+def _browser_session_is_open(session_id: str) -> bool:
+    """Whether the browser session ``session_id`` is still open (True where no server runs)."""
+    from streamlit.runtime import Runtime
+
+    return not Runtime.exists() or Runtime.instance().is_active_session(session_id)
 
 
 @st.cache_resource(show_spinner=False)

@@ -197,6 +197,23 @@ def test_the_replay_store_is_bounded_in_bytes_and_per_browser_session():
     assert store.bytes <= store.max_bytes and len(store) <= 3
 
 
+def test_a_closed_browser_sessions_replays_are_let_go_of():
+    """Issue 49, 3: the server's memory rose after the sessions closed (their replays, and the
+    sessions those pin, stayed until pushed out)."""
+    from playground.ui.cache import Replayed
+
+    session = make_session(system(), user(), *tool_loop(5, 100), assistant("done"))
+    result = replay(session, [])
+    frame = turns_frame(result)
+    open_browsers = {"browser-a", "browser-b"}
+    store = ReplayStore(max_bytes=10**9, per_owner=5, is_live=open_browsers.__contains__)
+    store.put(("a", 0), Replayed(result, frame, frame.iloc[:0], totals(frame)), owner="browser-a")
+    store.put(("b", 0), Replayed(result, frame, frame.iloc[:0], totals(frame)), owner="browser-b")
+    open_browsers.discard("browser-a")  # its tab closed
+    store.put(("b", 1), Replayed(result, frame, frame.iloc[:0], totals(frame)), owner="browser-b")
+    assert store.get(("a", 0)) is None and store.get(("b", 0)) is not None and len(store) == 2
+
+
 # 6. the summarizer call has no overall bound
 
 
