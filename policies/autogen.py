@@ -199,7 +199,7 @@ def autogen_message_tokens(unit: Unit, count: Count) -> int:
     return tokens
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)  # a session's replies; entries hold their calls' arguments (any size)
 def _calls_json(calls: tuple[ToolCall, ...]) -> str:
     """An assistant's calls as ``to_oai_type`` writes them, in JSON: made once per message,
     not on every request that holds it."""

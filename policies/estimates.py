@@ -23,7 +23,7 @@ def call_args(call: ToolCall) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=16_384)  # a session's replies; entries hold their calls' arguments (any size)
 def _langchain_calls_chars(calls: tuple[ToolCall, ...]) -> int:
     # AIMessage.tool_calls holds ToolCall dicts in this key order; the estimate counts their repr
     return len(repr([{"name": c.name, "args": call_args(c), "id": c.id, "type": "tool_call"} for c in calls]))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Set
-from functools import lru_cache
 
 _PATTERNS = (
     r"\b\d{4}-\d{2}-\d{2}\b",  # ISO dates
@@ -96,8 +95,33 @@ def facts_among(text: str, wanted: Set[str]) -> list[str]:
     return list(dict.fromkeys(f for line in lines for f in iter_facts(line) if f in wanted))
 
 
-@lru_cache(maxsize=1 << 16)
+class _FactsKept:
+    """The facts of texts read lately, for at most ``MAX_CHARS`` characters of text: past that
+    they are let go of and found again when next asked (a server replays many uploads; an
+    entry count alone would keep 65,536 tool outputs of any size for the server's life)."""
+
+    MAX_CHARS = 32 * 2**20
+
+    def __init__(self) -> None:
+        self.facts: dict[str, tuple[str, ...]] = {}
+        self.chars = 0
+
+    def of(self, text: str) -> tuple[str, ...]:
+        found = self.facts.get(text)
+        if found is None:
+            found = tuple(iter_facts(text))
+            self.chars += len(text)
+            if self.chars > self.MAX_CHARS:
+                self.facts.clear()
+                self.chars = len(text)
+            self.facts[text] = found
+        return found
+
+
+_KEPT = _FactsKept()
+
+
 def facts_of_text(text: str) -> tuple[str, ...]:
     """``iter_facts`` of a text, kept: a reply's facts are read by the policies that cut by them
     and again by the quality pass, and a session is replayed under many stacks."""
-    return tuple(iter_facts(text))
+    return _KEPT.of(text)

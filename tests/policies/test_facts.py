@@ -101,3 +101,15 @@ def test_a_key_whose_colon_is_on_the_next_line_is_still_a_key():
     text = 'x "EQ1G6C"\n: 500\n"EQ1G6C" again'
     assert facts.extract_facts(text) == ["500", "EQ1G6C"]
     assert facts.facts_among(text, {"EQ1G6C", "500"}) == ["500", "EQ1G6C"]
+
+
+def test_the_facts_kept_are_bounded_by_the_text_they_were_read_from(monkeypatch):
+    """Issue 49, 3: 65,536 texts of any size were kept for the server's life."""
+    from policies import facts
+
+    kept = facts._FactsKept()
+    monkeypatch.setattr(kept, "MAX_CHARS", 10_000)
+    texts = [f"release v{n}.2.{n} on 2026-01-{n % 28 + 1:02d} " + "x" * 1_000 for n in range(50)]
+    found = [kept.of(t) for t in texts]
+    assert kept.chars <= 10_000 + 1_100 and len(kept.facts) <= 10
+    assert found == [tuple(facts.iter_facts(t)) for t in texts] == [kept.of(t) for t in texts]
