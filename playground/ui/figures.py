@@ -87,7 +87,7 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
     else:
         row[1].metric(
             "Input tokens sent",
-            f"{figures['billed_context_tokens']:,}",
+            _tokens(figures["billed_context_tokens"]),
             f"{-figures['saved_pct']:+}% vs raw",
             delta_color="inverse",
             help=f"Sum of the input tokens of every request: {figures['billed_context_tokens']:,}; the raw "
