@@ -125,3 +125,9 @@ def facts_of_text(text: str) -> tuple[str, ...]:
     """``iter_facts`` of a text, kept: a reply's facts are read by the policies that cut by them
     and again by the quality pass, and a session is replayed under many stacks."""
     return _KEPT.of(text)
+
+
+def forget_facts() -> None:
+    """Let go of every text's facts (a benchmark's cold start)."""
+    _KEPT.facts.clear()
+    _KEPT.chars = 0

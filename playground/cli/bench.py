@@ -19,7 +19,7 @@ from playground.engine.tokens import TokenCounter
 from playground.measures import quality
 from playground.measures.evaluate import Scenario
 from playground.money.cost import Pricing, cost_report
-from policies.facts import facts_of_text
+from policies.facts import forget_facts
 from policies.messages import Message, ToolCall
 from policies.registry import PolicySpec
 
@@ -210,7 +210,7 @@ def _replay_and_quality(
     firsts, agains = [], []
     for _ in range(runs):
         fresh = Session(session.name, session.format, session.messages)  # nothing cached for it yet
-        facts_of_text.cache_clear()  # nor for its texts
+        forget_facts()  # nor for its texts
         firsts.append(measured(fresh))
         agains.append(measured(fresh))
     return min(firsts), min(agains)

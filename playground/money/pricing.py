@@ -16,6 +16,7 @@ import threading
 import warnings
 from bisect import bisect_left
 from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -47,12 +48,17 @@ class Price:
     thresholds: tuple[int, ...]  # input sizes where a long-context tier starts (genai-prices' cliff model)
     rates: dict[str, Rates] = field(repr=False)
     own: Own = NO_OWN  # the parts the user priced, dollars per million tokens
+    varies_by_hour: bool = False  # the provider charges more at some hours (DeepSeek's peak hours)
 
     @property
     def label(self) -> str:
         """Which entry of which genai-prices release priced it, and the user's own prices."""
         where = f"{self.model} at {self.provider_name}" if self.provider else self.model
         source = f"genai-prices {genai_prices_release()}" if self.provider else "no genai-prices entry"
+        if self.varies_by_hour:
+            source += (
+                f"; its price changes with the hour of the day: the {PRICED_AT_HOUR}:00 UTC price is used"
+            )
         if self.own == NO_OWN:
             return f"{where} ({source})"
         mine = ", ".join(
@@ -175,19 +181,53 @@ def _looked_up(model: str, provider: str | None) -> Price | None:
         for hour in (False, True)
     }
     window = getattr(found.model, "context_window", None)
-    return Price(found.model.id, found.provider.id, found.provider.name, window, thresholds, rates)
+    varies = _varies_by_hour(model, provider, prices)
+    return Price(
+        found.model.id,
+        found.provider.id,
+        found.provider.name,
+        window,
+        thresholds,
+        rates,
+        varies_by_hour=varies,
+    )
 
 
-def _found(model: str, provider: str | None) -> Any:
-    """genai-prices' match for a model (its price calculation of an empty call), or None."""
+# genai-prices gives the price at a moment: some providers' prices change with the hour (DeepSeek
+# V4 costs double at its peak hours). A replay is priced at one hour of today, whatever the hour
+# it runs at, so the same replay gives the same dollars all day; the label says so where it matters.
+PRICED_AT_HOUR = 12
+
+
+def _priced_at(hour: int = PRICED_AT_HOUR) -> datetime:
+    return datetime.now(UTC).replace(hour=hour, minute=0, second=0, microsecond=0)
+
+
+def _found(model: str, provider: str | None, at: datetime | None = None) -> Any:
+    """genai-prices' match for a model (its price calculation of an empty call) at ``at`` (by
+    default today at ``PRICED_AT_HOUR`` UTC), or None."""
     from genai_prices import Usage, calc_price
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return calc_price(Usage(input_tokens=0), model, provider_id=provider or None)
+            return calc_price(
+                Usage(input_tokens=0),
+                model,
+                provider_id=provider or None,
+                genai_request_timestamp=at or _priced_at(),
+            )
     except (LookupError, ValueError):
         return None
+
+
+def _varies_by_hour(model: str, provider: str | None, price: Any) -> bool:
+    """Whether genai-prices gives this model another price at some hour of today."""
+    for hour in range(24):
+        other = _found(model, provider, _priced_at(hour))
+        if other is not None and other.model_price != price:
+            return True
+    return False
 
 
 @lru_cache(maxsize=64)
@@ -232,7 +272,8 @@ def _genai_cost(
 
 def _prices_file() -> Path:
     """The stored lookups of this genai-prices release (a new release starts a new file)."""
-    return default_cache_dir() / f"prices-genai-prices-{metadata.version('genai-prices')}.json"
+    # -2: the lookups are made at PRICED_AT_HOUR and say whether the price varies by hour
+    return default_cache_dir() / f"prices-genai-prices-{metadata.version('genai-prices')}-2.json"
 
 
 MAX_STORED_LOOKUPS = 2_000  # models and providers kept in the file

@@ -48,7 +48,8 @@ def test_replay_json_has_turns_events_and_summary(real_session_path, tmp_path, c
     # the model that answered, as the trajectory records it (DeepSeek), not the default
     assert (
         data["pricing"]["priced_as"]
-        == f"deepseek-v4-flash at Deepseek (genai-prices {version('genai-prices')})"
+        == f"deepseek-v4-flash at Deepseek (genai-prices {version('genai-prices')}; its price changes with "
+        "the hour of the day: the 12:00 UTC price is used)"
     )
     assert data["summary"]["cost_usd"] == pytest.approx(sum(t["cost_usd"] for t in data["turns"]), abs=1e-6)
     assert data["turns"][0]["recorded_cache_read_tokens"] == 1664

@@ -473,3 +473,20 @@ def test_the_running_cost_climbs_to_the_final_one_and_never_passes_it(path, pres
         assert seen[-1] <= final + 1e-6
         if cost_report(result).served is None:
             assert seen[-1] == pytest.approx(final, abs=1e-6)
+
+
+def test_a_price_that_changes_with_the_hour_is_the_same_whatever_the_hour_the_replay_runs(monkeypatch):
+    """genai-prices gives DeepSeek V4 double prices at its peak hours: the figures of one replay
+    moved with the clock (a test kept at 09:00 UTC failed at 10:00). One hour of the day prices
+    every replay, and the label says so."""
+    from datetime import UTC, datetime
+
+    from genai_prices import Usage, calc_price
+
+    at = {hour: calc_price(Usage(input_tokens=10**6), "deepseek-v4-flash", genai_request_timestamp=datetime.now(UTC).replace(hour=hour)).input_price for hour in range(24)}  # fmt: skip
+    assert len(set(at.values())) > 1  # the provider's price does change with the hour
+    pricing._find_price.cache_clear()
+    price = pricing._looked_up("deepseek-v4-flash", None)
+    assert price.varies_by_hour and "the 12:00 UTC price is used" in price.label
+    assert price.rates["0 0"][0] * 10**6 == pytest.approx(float(at[pricing.PRICED_AT_HOUR]))
+    assert not pricing._looked_up("gpt-4o", None).varies_by_hour
