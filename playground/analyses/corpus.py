@@ -31,7 +31,6 @@ from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.figures import heading, higher_is_better
 from playground.stacks.candidates import Candidate
-from playground.stacks.config import at_recorded_model
 from policies.base import shown
 
 TRANSCRIPT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".traj", ".eval")
@@ -168,9 +167,7 @@ class Job:
 
     def scenario_for(self, session: Session) -> Scenario:
         """The scenario ``session`` replays under: at the model it records, unless one was named."""
-        if self.model_given:
-            return self.scenario
-        return self.scenario.at(at_recorded_model(self.scenario.settings, session))
+        return self.scenario.for_session(session, self.model_given)
 
     def digest(self) -> str:
         data = {

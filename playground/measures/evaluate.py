@@ -14,6 +14,7 @@ from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.measures.metrics import TurnTable, totals, turn_table
 from playground.measures.must_keep import MustKeep
+from playground.models.catalogue import at_recorded_model
 from playground.money.cost import Pricing
 from playground.summaries.base import SummaryStats
 from policies.registry import PolicySpec
@@ -33,8 +34,14 @@ class Scenario:
         return (self.settings.key(), self.pricing, tuple(f.text for f in self.must_keep))
 
     def at(self, settings: Settings) -> Scenario:
-        """The same scenario with other settings (a session's own recorded model)."""
+        """The same scenario with other settings."""
         return self if settings == self.settings else replace(self, settings=settings)
+
+    def for_session(self, session: Session, model_given: bool) -> Scenario:
+        """This scenario for ``session``: at the model it records (with the window the agent
+        had), unless a model was named (``model_given``: the CLI's --model, a config's model:,
+        the app's picker)."""
+        return self if model_given else self.at(at_recorded_model(self.settings, session))
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ each with its source), and OpenAI's tokenizer table (``engine.tokens.encoding_fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from playground.engine.replay import Settings
+from playground.engine.session import Session
 from playground.engine.tokens import encoding_for_model
 from playground.money.caching import CacheRule
 from playground.money.pricing import Price, default_cache_rule, find_price, genai_prices_release
@@ -101,3 +103,14 @@ def model(name: str, otherwise: int = DEFAULT_WINDOW, seen: int = 0) -> Model:
 def window_of(name: str, otherwise: int = DEFAULT_WINDOW, seen: int = 0) -> int:
     """Model ``name``'s context window (``model``'s rule)."""
     return model(name, otherwise, seen).window
+
+
+def at_recorded_model(settings: Settings, session: Session) -> Settings:
+    """``settings`` at the model ``session`` records answering most of its calls, with the
+    window the agent had (``window_of``, a call recorded over the default window telling that
+    it asked for the larger one); as they are where it records none."""
+    model = session.recorded_model
+    if not model or model == settings.model:
+        return settings
+    seen = max(session.usage.values(), default=0)
+    return replace(settings, model=model, context_window=window_of(model, settings.context_window, seen))

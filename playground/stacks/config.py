@@ -24,7 +24,7 @@ import base64
 import json
 import os
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -93,9 +93,8 @@ class Config:
         )
 
     def settings_for(self, session: Session) -> Settings:
-        """The settings a replay of ``session`` runs with: at the model the session records,
-        unless a model was named."""
-        return self.settings if self.model_given else at_recorded_model(self.settings, session)
+        """The settings a replay of ``session`` runs with (``scenario_for``)."""
+        return self.scenario_for(session).settings
 
     @property
     def scenario(self) -> Scenario:
@@ -103,8 +102,9 @@ class Config:
         return Scenario(self.settings, self.pricing, self.must_keep)
 
     def scenario_for(self, session: Session) -> Scenario:
-        """The scenario a replay of ``session`` runs under (``settings_for``)."""
-        return self.scenario.at(self.settings_for(session))
+        """The scenario a replay of ``session`` runs under: at the model the session records,
+        unless a model was named."""
+        return self.scenario.for_session(session, self.model_given)
 
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -139,17 +139,6 @@ class Config:
 
     def to_json(self) -> str:
         return json_text(self.to_data())
-
-
-def at_recorded_model(settings: Settings, session: Session) -> Settings:
-    """``settings`` at the model ``session`` records answering most of its calls, with the
-    window the agent had (``window_of``, a call recorded over the default window telling that
-    it asked for the larger one); as they are where it records none."""
-    model = session.recorded_model
-    if not model or model == settings.model:
-        return settings
-    seen = max(session.usage.values(), default=0)
-    return replace(settings, model=model, context_window=window_of(model, settings.context_window, seen))
 
 
 def json_text(document: Any) -> str:

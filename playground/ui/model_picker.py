@@ -6,11 +6,10 @@ import streamlit as st
 
 from playground.engine.replay import Settings
 from playground.engine.session import Session
-from playground.models.catalogue import PICKER, window_of
+from playground.models.catalogue import PICKER, at_recorded_model, window_of
 from playground.money.caching import RULES
 from playground.money.cost import MAX_PRICE_PER_MILLION, Pricing
 from playground.money.pricing import MILLION, PRICE_PARTS, find_price
-from playground.stacks.config import at_recorded_model
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
