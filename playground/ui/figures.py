@@ -28,6 +28,14 @@ def _tokens(count: int) -> str:
     return f"{count:,}" if count < 1_000_000 else f"{count / 1_000_000:.2f} M"
 
 
+def _change(pct: float, against: str) -> dict[str, str]:
+    """A lead figure's change in percent and its colour: a rise red, a fall green; no change
+    (at the shown precision) said as such, uncoloured, never "-0.0%"."""
+    if round(pct, 1) == 0:
+        return {"delta": f"same ({against})", "delta_color": "off", "delta_arrow": "off"}
+    return {"delta": f"{pct:+.1f}% {against}", "delta_color": "inverse"}
+
+
 def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}% of raw" if whole else ""
 
@@ -62,8 +70,7 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
         row[0].metric(
             "Cost with this stack",
             dollars(figures["cost_usd"]),
-            f"{-figures['saved_cost_pct']:+.1f}% vs raw",
-            delta_color="inverse",
+            **_change(-figures["saved_cost_pct"], "vs raw"),
             help="Every request priced with the provider's prompt cache, plus the summaries the stack asks "
             f"for ({dollars(figures['summary_cost_usd'])}). The raw history, the same session sent whole "
             f"with no policy, costs {dollars(figures['raw_cost_usd'])}.",
@@ -79,8 +86,7 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
         row[1].metric(
             "As recorded",
             dollars(recorded),
-            f"{-figures['saved_vs_recorded_pct']:+.1f}% stack",
-            delta_color="inverse",
+            **_change(-figures["saved_vs_recorded_pct"], "stack"),
             help="The bill of the calls as the file records them (ccusage's figure): what the agent "
             "actually paid, each call at its own model and cache tier.",
         )
@@ -88,8 +94,7 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
         row[1].metric(
             "Input tokens sent",
             _tokens(figures["billed_context_tokens"]),
-            f"{-figures['saved_pct']:+}% vs raw",
-            delta_color="inverse",
+            **_change(-figures["saved_pct"], "vs raw"),
             help=f"Sum of the input tokens of every request: {figures['billed_context_tokens']:,}; the raw "
             f"history sends {figures['billed_raw_tokens']:,}.",
         )

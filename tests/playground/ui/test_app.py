@@ -987,3 +987,12 @@ def test_an_upload_opened_again_after_a_refresh_is_asked_for_and_nothing_else_is
     at.file_uploader(key="session_uploads").set_value([]).run()
     assert not at.exception and not at.main.warning and "upload" not in at.query_params
     assert at.selectbox(key="session_choice").value == "sample: leave_request_hr"
+
+
+def test_a_lead_figure_that_does_not_change_says_so_and_never_reads_minus_zero():
+    from playground.ui.figures import _change
+
+    assert _change(-0.0, "vs raw") == {"delta": "same (vs raw)", "delta_color": "off", "delta_arrow": "off"}
+    assert _change(-0.04, "vs raw")["delta"] == "same (vs raw)"
+    assert _change(-40.1, "vs raw") == {"delta": "-40.1% vs raw", "delta_color": "inverse"}
+    assert _change(12.0, "stack")["delta"] == "+12.0% stack"
