@@ -66,7 +66,7 @@ def main() -> None:
         facts = must_keep_panel.show()
 
     with stack_box:
-        specs = stack_editor.show()
+        specs = stack_editor.show(session)
         candidates_panel.show(specs)
     config_io.keep_in_address(config_io.current_config(specs, settings, pricing, facts))
     scenario = Scenario(settings, pricing, facts)
@@ -99,7 +99,8 @@ def main() -> None:
             st.stop()
         progress.empty()
         replayed, must_keep_states = must_keep_panel.checked(replayed, facts)
-        figures.headline(replayed, len(facts) if must_keep_states is not None else 0)
+        own = cache.own_reference(session, scenario, replayed.totals)
+        figures.headline(replayed, len(facts) if must_keep_states is not None else 0, own)
         figures.summarizer_line(replayed)
         # only the open view runs and is sent: the page draws 8 charts, not every view at once
         tabs = st.tabs(state.VIEWS, key="view", on_change="rerun")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from policies.agent_record import AgentRecord
 from policies.messages import Message
 
 
@@ -185,6 +186,10 @@ class CompileEvent(_Reporting):
     ``time`` and ``previous_time`` are when the reply to this request and the previous reply
     were recorded (Unix seconds; None where the transcript has no times): their gap is how
     long the agent was idle, what time-based policies and cache lifetimes go by.
+
+    ``record`` is what the recording agent did to its own context (None where the session
+    records nothing of it); an agent's own policy that does what the record says calls
+    ``follow_record`` so the engine knows its change is the agent's, not a departure from it.
     """
 
     turn: int = 1
@@ -201,6 +206,12 @@ class CompileEvent(_Reporting):
     tools: tuple[dict, ...] = ()  # the tool definitions the session recorded, as recorded
     time: float | None = None
     previous_time: float | None = None
+    record: AgentRecord | None = None
+    followed: bool = False  # the change returned is the agent's own, as the record has it
+
+    def follow_record(self) -> None:
+        """Say that the change this policy returns is what the recording agent did here."""
+        self.followed = True
 
     def given_tokens(self, messages: Sequence[Message]) -> int:
         """Tokens of the pinned rules and ``messages``, the list this event came with: the

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
+from policies.agent_record import leave_agent_summary
 from policies.base import PERSISTENT, CompileEvent, Param, Policy, persistence_param
 from policies.messages import STUB, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
 OUTPUT_RESERVE = 20_000  # /context's "Autocompact buffer: 33k tokens (16.5%)" on 200K (claude-code #35127)
+OLDER_OUTPUT_RESERVE = 32_000  # releases before 2.1.29: compactions at 155,003-156,699 on 200K (real files)
 THRESHOLD_MARGIN = 13_000  # threshold = effective window - 13,000 (formula quoted in claude-code #31806)
+FORMAT = "Claude Code session"  # the transcripts whose record is Claude Code's own
+NEWER_RULE_FROM = (2, 1, 29)  # the first release seen compacting at ~167,000 with the estimate
 CONTINUATION = (  # how the summary opens (claude-code #33212)
     "This session is being continued from a previous conversation that ran out of context. "
     "The conversation is summarized below:\n"
@@ -20,12 +24,31 @@ SUMMARY_PROMPT = (
     "files and code touched, errors met and how they were fixed, pending tasks, and the "
     "work in progress right now with its next step."
 )
+# which count is compared, and with which threshold
+AUTO, ESTIMATE, LAST_CALL = "by release", "estimate (2.1.29+)", "last call (before 2.1.29)"
+RULES = (AUTO, ESTIMATE, LAST_CALL)
 
 
-def autocompact_threshold(context_window: int, pct_override: int | None = None) -> int:
-    """Tokens at which Claude Code compacts: the window less the output reserve, less 13,000;
-    ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`` can only lower it (claude-code #31806)."""
-    effective = context_window - OUTPUT_RESERVE
+def release(version: str) -> tuple[int, ...] | None:
+    """A release as numbers ("2.1.7" -> (2, 1, 7)); None where it does not read as one."""
+    parts = version.split("-")[0].split(".")
+    return tuple(int(p) for p in parts) if parts and all(p.isdigit() for p in parts) else None
+
+
+def rule_of(version: str) -> str:
+    """The trigger rule Claude Code ``version`` compacts by, as its files show it: from 2.1.29 the
+    previous call's usage plus an estimate of what arrived since, at window - 33,000; before,
+    the previous call's usage alone, at window - 45,000 (no release between 2.1.19 and 2.1.29
+    is in any file seen). A version that does not read (or none) takes the newer rule."""
+    number = release(version)
+    return LAST_CALL if number is not None and number < NEWER_RULE_FROM else ESTIMATE
+
+
+def autocompact_threshold(context_window: int, pct_override: int | None = None, rule: str = ESTIMATE) -> int:
+    """Tokens at which Claude Code compacts: the window less the output reserve (20,000; 32,000
+    before 2.1.29), less 13,000; ``CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`` can only lower it
+    (claude-code #31806)."""
+    effective = context_window - (OLDER_OUTPUT_RESERVE if rule == LAST_CALL else OUTPUT_RESERVE)
     threshold = effective - THRESHOLD_MARGIN
     if pct_override is not None:
         threshold = min(effective * pct_override // 100, threshold)
@@ -33,13 +56,22 @@ def autocompact_threshold(context_window: int, pct_override: int | None = None) 
 
 
 class ClaudeCodeAutoCompactPolicy(Policy):
-    """Before each request, once its own count of the whole prompt (system prompt, tools and
-    messages) reaches the threshold (window − 20,000 output reserve − 13,000, about 83.5% of
-    200K), the conversation is replaced by one structured summary, a user message, with no
-    verbatim tail; the system prompt and memory files (the pinned rules) stay. Persistent.
-    It counts as Claude Code's tokenCountWithEstimation does: the last reply's reported usage
-    (input, cache and output) plus an estimate of what arrived since (as described in
-    netease-lcap/wave-agent PR #1842, which aligns with it).
+    """Before each request, once Claude Code's count of the whole prompt reaches the threshold,
+    the conversation is replaced by one structured summary, a user message, with no verbatim
+    tail; the system prompt and memory files (the pinned rules) stay. Persistent.
+
+    The count and threshold follow the session's release (``rule``): from 2.1.29 the last
+    reply's reported usage (input, cache and output) plus an estimate of what arrived since
+    (as netease-lcap/wave-agent PR #1842 describes tokenCountWithEstimation), at window −
+    20,000 output reserve − 13,000 (167,000 of 200K); before, the last reply's usage alone at
+    window − 32,000 − 13,000 (155,000 of 200K), as real files of 2.0.67–2.1.19 compact.
+
+    On a Claude Code session, with its own settings (``follow_record``), it does what the
+    agent did while the replay is still the agent's: compacts where the file records a
+    compaction (the /compact the user typed included) and leaves the agent's own summary, and
+    clears old tool results where the agent trimmed a request without a line (2.0), sized from
+    the recorded usage. Elsewhere the rule decides; where it fires within two calls of one of
+    the agent's compactions, the agent's summary stands in for a new one.
     ``summary_prompt`` is our own; paste yours."""
 
     params = (
@@ -52,31 +84,133 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             100,
             optional=True,
         ),
+        Param(
+            "rule",
+            str,
+            AUTO,
+            "Which release's trigger: by the session's release, 2.1.29+ (estimate at window − 33,000) "
+            "or before 2.1.29 (the last call's usage at window − 45,000).",
+            choices=RULES,
+        ),
+        Param(
+            "follow_record",
+            bool,
+            True,
+            "On a Claude Code session, with these defaults: compact and trim where the agent did "
+            "(its own summary), while the replay is still the agent's.",
+        ),
         Param("summary_prompt", str, SUMMARY_PROMPT, "System prompt of the summarizer."),
     )
+
+    def rule_for(self, event: CompileEvent) -> str:
+        if self.rule != AUTO:
+            return self.rule
+        record = event.record
+        return rule_of(record.version if record is not None and record.format == FORMAT else "")
+
+    def own_settings(self, event: CompileEvent) -> bool:
+        """Whether this is Claude Code's own policy on its own session, as the agent ran it."""
+        record = event.record
+        return (
+            self.follow_record
+            and record is not None
+            and record.format == FORMAT
+            and self.autocompact_pct_override is None
+            and self.rule in (AUTO, rule_of(record.version))
+        )
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         if event.counter is None or not messages:
             return None
-        tokens = event.estimated_tokens(messages)
-        threshold = autocompact_threshold(event.context_window, self.autocompact_pct_override)
+        record = event.record
+        if self.own_settings(event) and record is not None and record.following:
+            return self.as_recorded(event, messages)
+        due = record.compaction_due() if record is not None and record.format == FORMAT else None
+        if due is not None and due[1].trigger == "manual":  # the /compact the user typed
+            return self.leave_agent_summary(event, messages, *due, "the user's /compact, as recorded")
+        rule = self.rule_for(event)
+        tokens = event.estimated_tokens(messages) if rule == ESTIMATE else event.reported_tokens(messages)
+        threshold = autocompact_threshold(event.context_window, self.autocompact_pct_override, rule)
         if threshold <= 0:  # Claude Code's windows are 100,000 tokens or more
             if event.turn == 1:
                 event.report(
                     "skip",
                     (),
                     f"a {event.context_window:,}-token window leaves no room under the threshold "
-                    f"(window − {OUTPUT_RESERVE + THRESHOLD_MARGIN:,}): it never compacts",
+                    f"(window − {event.context_window - threshold:,}): it never compacts",
                 )
             return None
-        if tokens < threshold:
+        if tokens is None or tokens < threshold:
             return None
+        near = record.nearest_compaction(messages) if record is not None and record.format == FORMAT else None
+        if near is not None:
+            return self.leave_agent_summary(
+                event, messages, *near, f"at {tokens:,} tokens (threshold {threshold:,}, {rule})"
+            )
         summary = summarize_or_report(event, self.summary_prompt, render_transcript(messages))
         if summary is None:
             return None
         message = summary_message("user", CONTINUATION + summary, messages)
-        event.report("compact", message.source, f"{len(messages)} message(s) compacted at {tokens:,} tokens")
+        event.report(
+            "compact",
+            message.source,
+            f"{len(messages)} message(s) compacted at {tokens:,} tokens (threshold {threshold:,}, {rule})",
+        )
         return [message]
+
+    def as_recorded(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        """What the agent did right before this request, as its file records it: a compaction, a
+        trim, or nothing."""
+        record = event.record
+        assert record is not None
+        due = record.compaction_due()
+        if due is not None:
+            number, compaction = due
+            event.follow_record()
+            at = f" at {compaction.pre_tokens:,} tokens" if compaction.pre_tokens else ""
+            return self.leave_agent_summary(
+                event, messages, number, compaction, f"as the agent did ({compaction.trigger or 'auto'}{at})"
+            )
+        trim = record.trim_due()
+        if trim is not None:
+            trimmed = clear_oldest_results(event, messages, trim.tokens, MICROCOMPACT_PLACEHOLDER)
+            if trimmed is not None:
+                event.follow_record()
+            return trimmed
+        return None
+
+    def leave_agent_summary(
+        self, event: CompileEvent, messages: list[Message], number: int, compaction, why: str
+    ) -> list[Message]:
+        return leave_agent_summary(event, messages, number, compaction, why)
+
+
+def clear_oldest_results(
+    event: CompileEvent, messages: list[Message], tokens: int, placeholder: str
+) -> list[Message] | None:
+    """The oldest tool results not yet cleared left as ``placeholder``, oldest first, until
+    ``tokens`` are freed (the agent's trim, sized from its recorded usage); the last one is
+    never cleared. None where nothing is left to clear."""
+    counter = event.counter
+    assert counter is not None
+    out, freed, cleared = list(messages), 0, []
+    results = [i for i, m in enumerate(messages) if m.is_tool_result and m.kind != STUB][:-1]
+    for i in results:
+        if freed >= tokens:
+            break
+        stub = messages[i].replace(content=placeholder, kind=STUB)
+        freed += counter.count(messages[i]) - counter.count(stub)
+        out[i] = stub
+        cleared.append(messages[i])
+    if not cleared:
+        return None
+    event.report(
+        "stub",
+        sources_of(cleared),
+        f"{len(cleared)} old tool result(s) cleared, {freed:,} tokens, where the agent trimmed its request "
+        f"without a line ({tokens:,} tokens smaller than its history, by the recorded usage)",
+    )
+    return out
 
 
 MICROCOMPACT_PLACEHOLDER = "[Old tool result content cleared]"

@@ -8,10 +8,12 @@ and ``codex-rs/core/templates/compact/prompt.md`` (the summarization prompt).
 
 from __future__ import annotations
 
+from policies.agent_record import leave_agent_summary
 from policies.base import CompileEvent, Param, Policy
 from policies.messages import CLIPPED, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
+FORMAT = "Codex CLI rollout"  # the transcripts whose record is Codex's own
 USER_MESSAGE_MAX_TOKENS = 20_000  # COMPACT_USER_MESSAGE_MAX_TOKENS
 BYTES_PER_TOKEN = 4  # APPROX_BYTES_PER_TOKEN: codex's approx_token_count is ceil(bytes / 4)
 SUMMARY_PREFIX = (  # templates/compact/summary_prefix.md
@@ -72,8 +74,16 @@ class CodexAutoCompactPolicy(Policy):
     context messages, the most recent user messages up to 20,000 tokens (newest first, the
     last one truncated in the middle) and one user message holding the summary behind
     Codex's hand-off prefix. Tool calls, results and replies go; the user's words stay.
-    Persistent. On OpenAI's own provider newer releases can compact on the server instead
-    (remote compaction, whose history is the server's); this is the inline compaction."""
+    Persistent. On OpenAI's own provider newer releases compact on the server instead (remote
+    compaction: the rollout records a ``compacted`` item with the kept messages and an
+    encrypted summary), at points no client-side count predicts (real 0.142–0.144 rollouts
+    compact at 221k–242k of a 258,400 window, and sit at 241k for 20 calls without).
+
+    On a Codex rollout, with the limit unset (``follow_record``), it does what the agent did
+    while the replay is still the agent's: compacts where the rollout records a compaction,
+    keeping what the agent kept and its compaction item (sized from the recorded usage).
+    Elsewhere the limit decides; where it fires within two calls of the agent's compaction,
+    the agent's is used."""
 
     params = (
         Param(
@@ -86,6 +96,13 @@ class CodexAutoCompactPolicy(Policy):
             10_000_000,
             optional=True,
         ),
+        Param(
+            "follow_record",
+            bool,
+            True,
+            "On a Codex rollout, with the limit unset: compact where the agent did (its own kept "
+            "messages and compaction item), while the replay is still the agent's.",
+        ),
         Param("summary_prompt", str, SUMMARIZATION_PROMPT, "System prompt of the summarizer (Codex's)."),
     )
 
@@ -95,10 +112,22 @@ class CodexAutoCompactPolicy(Policy):
         return ceiling if given is None else min(given, ceiling)
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
+        record = event.record if event.record is not None and event.record.format == FORMAT else None
+        own = record is not None and self.follow_record and self.auto_compact_token_limit is None
+        if own and record.following:  # the agent's own policy, the replay still the agent's: as it did
+            due = record.compaction_due()
+            if due is None or not messages:
+                return None
+            event.follow_record()
+            return leave_agent_summary(event, messages, *due, "as the agent did")
         reported = event.reported_tokens(messages)
         limit = self.limit(event.context_window)
         if reported is None or reported < limit or not messages:
             return None
+        near = record.nearest_compaction(messages) if record is not None else None
+        if near is not None:
+            why = f"at {reported:,} tokens (limit {limit:,})"
+            return leave_agent_summary(event, messages, *near, why)
         summary = summarize_or_report(event, self.summary_prompt, render_transcript(messages))
         if summary is None:
             return None

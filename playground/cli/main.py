@@ -25,6 +25,7 @@ from playground.cli.common import (
     write_json,
     write_whole,
 )
+from playground.cli.compactions import add_command as add_compactions_command
 from playground.cli.recommend import add_command as add_recommend_command
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.replay import NO_TURNS, ReplayResult
@@ -45,6 +46,8 @@ from policies.base import visible
 from policies.registry import SpecError, load_plugins
 
 if TYPE_CHECKING:  # the metrics load when a replay is reported
+    from playground.analyses.own_policy import OwnPolicy
+    from playground.measures.evaluate import Evaluation, Scenario
     from playground.measures.metrics import TurnTable
 
 TABLE_COLUMNS = [
@@ -197,6 +200,7 @@ def _parser() -> argparse.ArgumentParser:
     add_compare_commands(commands)
     add_corpus_command(commands)
     add_recommend_command(commands)
+    add_compactions_command(commands)
     return parser
 
 
@@ -219,6 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sweep_command(args)
         if args.command == "corpus":
             return run_corpus_command(args)
+        if args.command == "compactions":
+            from playground.cli.compactions import run as run_compactions
+
+            return run_compactions(args)
         if args.command == "recommend":
             from playground.cli.recommend import run_recommend
 
@@ -411,10 +419,12 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     result, table = evaluated.result, evaluated.table
     columns = TABLE_COLUMNS + (["must_keep_lost"] if config.must_keep else [])
     out = sys.stderr if _any_stdout(args) else sys.stdout
-    _print_table(result, table, columns, out, which_session(session, sessions))
+    own = reference_for(evaluated, config.scenario_for(session))
+    _print_table(result, table, columns, out, which_session(session, sessions), own)
     if args.json:
         data = replay_json(result, config, table)
         data["summary"].update(file_figures(sessions, session))
+        data["own_policy"] = own_policy_json(evaluated, own)
         write_whole(args.json, lambda out: write_json(out, data))
     if args.csv:
         write_whole(args.csv, lambda out: write_csv(table.rows, out))
@@ -433,10 +443,48 @@ def _any_stdout(args: argparse.Namespace) -> bool:
     return "-" in (args.json, args.csv, args.contexts)
 
 
+def reference_for(evaluated: Evaluation, scenario: Scenario) -> OwnPolicy | None:
+    """The agent's own policy replayed, where it is the reference for this session (it
+    compacted, or its raw history outgrows the window); None elsewhere."""
+    from playground.analyses.own_policy import needs_reference, own_policy
+
+    session = evaluated.result.session
+    if not needs_reference(session, evaluated.totals):
+        return None
+    return own_policy(session, scenario, evaluated.result.base_counter)
+
+
+def own_policy_json(evaluated: Evaluation, own: OwnPolicy | None) -> dict[str, Any] | None:
+    """The JSON's ``own_policy``: the agent's own policy replayed and this stack against it."""
+    from playground.analyses.own_policy import against_own
+
+    if own is None:
+        return None
+    return {
+        "preset": own.preset,
+        "cost_usd": own.cost_usd,
+        "paid_usd": own.paid_usd,
+        "residual_pct": own.residual_pct,
+        "compactions": own.figures.get("compactions", 0),
+        "agent_compactions": own.agent_compactions,
+        "as_sent_turns": own.figures.get("as_sent_turns", 0),
+        "cause": own.cause(),
+        "raw_turns_over_window": own.raw_turns_over_window,
+        **against_own(evaluated.totals, own),
+    }
+
+
 def _print_table(
-    result: ReplayResult, table: TurnTable, columns: list[str], out: TextIO, place: str = ""
+    result: ReplayResult,
+    table: TurnTable,
+    columns: list[str],
+    out: TextIO,
+    place: str = "",
+    own: OwnPolicy | None = None,
 ) -> None:
-    """The replay's header (``place``: which session of its file), its turns and its totals."""
+    """The replay's header (``place``: which session of its file), its turns and its totals;
+    where the agent's own policy is the reference (``own``), it leads, and the stack is said
+    against it."""
     from playground.measures.baseline import raw_window_words, recorded_words
     from playground.measures.metrics import policy_notes, totals
     from playground.measures.reasons import difference_words
@@ -458,11 +506,18 @@ def _print_table(
         print(visible(pricing_line(table.attrs)), file=out)
         print(text_table(table.rows, columns), file=out)
         priced_as = table.attrs.get("priced_as_model") or ""
+        if own is not None:
+            from playground.analyses.own_policy import stack_words
+
+            print(visible(own.words()), file=out)
+            same = tuple(s for s in result.specs if s.enabled) == own.stack
+            print(visible(stack_words(figures, own, same)), file=out)
         print(visible(recorded_words(figures, session.reported_cost_usd, priced_as)), file=out)
         if difference_words(figures):
             print(visible(difference_words(figures)), file=out)
         window = result.settings.context_window
-        raw_over = raw_window_words(figures, window, len(session.compactions))
+        raw_over = own.raw_words() if own is not None else ""
+        raw_over = raw_over or raw_window_words(figures, window, len(session.compactions))
         if raw_over:
             print(visible(raw_over), file=out)
     else:

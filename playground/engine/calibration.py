@@ -39,6 +39,7 @@ import numpy as np
 from playground.engine.session import Session
 from playground.engine.tokens import REPLY_PRIMING, TokenCounter
 from policies import Message
+from policies.messages import SUMMARY
 
 MIN_CALLS = 3  # fewer recorded calls than this fit nothing
 MIN_SPREAD = 1.2  # the largest counted request must be this many times the smallest: else no slope
@@ -71,6 +72,10 @@ class Fit:
     # why the fit is not used ("": it is); the counts then stay our own
     refused: str = ""
     mid_session: bool = False  # the file starts mid-session: the prefix holds the conversation before it
+    # of a mid-session file's fit: the conversation before its first line, held as one block of
+    # the request (a message a policy can compact), the rest of the prefix being the agent's head
+    earlier: int = 0
+    head_seen: bool = False  # the head's size is what the file shows (else the agent's usual)
 
     @property
     def applied(self) -> bool:
@@ -106,9 +111,16 @@ class Fit:
         )
         hidden = self.prefix_said + (
             ": the file starts mid-session; one block opening every request, which no policy can touch"
-            if self.mid_session
+            if self.mid_session and not self.earlier
             else ""
         )
+        if self.earlier:
+            head = "as its first call after a compaction reads it" if self.head_seen else "their usual size"
+            hidden = (
+                f"the system prompt and tool definitions, {head}; the file starts mid-session, so the "
+                f"conversation before its first line, {self.earlier:,} tokens more, is one block of earlier "
+                "conversation a policy can compact"
+            )
         fitted = (
             f"a hidden prefix of {self.prefix:,} tokens ({hidden}) + {self.ratio:.3f} × our count{framing}"
             f"{steps}; fitted on {self.calls} calls{trimmed}"
@@ -118,6 +130,31 @@ class Fit:
         if self.refused:
             return f"not calibrated to the recorded usage ({self.refused}): our own counts are used; the fit was {fitted}"
         return f"calibrated to the recorded usage: {fitted}"
+
+
+# the system prompt and tool definitions a coding agent's request opens with, where its file does
+# not show their size: Claude Code's first calls after a compaction read 16,496-34,260 from the
+# cache in the real files seen (that head stays cached across a compaction)
+USUAL_HEAD = 20_000
+
+
+def split_earlier(fit: Fit, session: Session) -> Fit:
+    """A mid-session file's fit with its prefix split: the agent's head (the system prompt and
+    tool definitions: what its first call after a compaction of its own reads from the cache,
+    where the file shows one; else ``USUAL_HEAD``) and the conversation before the file's first
+    line, held apart as a block of earlier conversation (``Fit.earlier``)."""
+    if not session.starts_mid_session or not fit.applied:
+        return fit
+    after = [_first_call_after(session, c.at) for c in session.compactions]
+    seen = [session.cache_reads[i] for i in after if i is not None and session.cache_reads.get(i)]
+    head = min(min(seen) if seen else USUAL_HEAD, fit.prefix)
+    return replace(fit, prefix=head, earlier=fit.prefix - head, head_seen=bool(seen))
+
+
+def _first_call_after(session: Session, at: int) -> int | None:
+    return next(
+        (i for i in range(at, len(session.messages)) if session.messages[i].role == "assistant"), None
+    )
 
 
 def recorded_points(session: Session, counter: TokenCounter) -> list[tuple[int, int, int]]:
@@ -295,6 +332,11 @@ def _with_steps(calls: list[tuple[int, int, int, int]]) -> Model | None:
     return prefix, ratio, 0.0, tuple(steps)
 
 
+EARLIER_BLOCK = (  # what stands for the conversation a mid-session file does not hold
+    "[the conversation before this file's first line: about {tokens:,} tokens the file does not hold]"
+)
+
+
 class CalibratedCounter(TokenCounter):
     """A counter that reports what the provider would have recorded: each message ``ratio``
     times our count and the provider's framing (plus the hidden step it carries, if any), and
@@ -312,6 +354,20 @@ class CalibratedCounter(TokenCounter):
         self._scaled: dict[tuple, int] = {}
         # the hidden steps, by the very message (of ``messages``, the raw history) they ride with
         self._hidden = {id(messages[i]): (messages[i], tokens) for i, tokens in calibration.steps}
+        self._reattached: dict[str, int] = {}
+        # the conversation before a mid-session file's first line: one message, its size fitted
+        self.earlier_block: Message | None = None
+        if calibration.earlier:
+            block = Message(role="user", content=EARLIER_BLOCK.format(tokens=calibration.earlier))
+            own = round(calibration.ratio * base.count(block) + calibration.per_message)
+            self._hidden[id(block)] = (block, max(calibration.earlier - own, 0))
+            self.earlier_block = block
+
+    def reattach(self, tokens_by_summary: dict[str, int]) -> None:
+        """Count, with each of the agent's own compaction summaries (by its text), the content the
+        agent re-attached after that compaction that the file does not hold
+        (``agent_changes.reattached``): a request holding the summary holds it too."""
+        self._reattached = dict(tokens_by_summary)
 
     def count(self, message: Message) -> int:
         key = message.content_key()
@@ -323,6 +379,8 @@ class CalibratedCounter(TokenCounter):
             held = self._hidden.get(id(message))
             if held is not None and held[0] is message:
                 tokens += held[1]
+        if self._reattached and message.kind == SUMMARY:
+            tokens += self._reattached.get(message.content, 0)
         return tokens
 
     def content(self, message: Message) -> int:

@@ -11,11 +11,13 @@ replayed as they were.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from playground.engine.calibration import CalibratedCounter, Fit, fit
+from playground.engine.agent_changes import reattached, recorded_trims
+from playground.engine.calibration import CalibratedCounter, Fit, fit, split_earlier
 from playground.engine.request_log import RequestLog
 from playground.engine.running import RunningContext
 from playground.engine.session import Session
@@ -25,6 +27,7 @@ from playground.limits import LimitError, check_stack_size
 from playground.summaries.base import SummarizerError, SummaryStats
 from playground.summaries.summarizers import make_summarizer
 from playground.summaries.summary_cache import SummaryCache
+from policies.agent_record import AgentRecord, RecordedTrim
 from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy, counted
 from policies.messages import STANDING_ROLES, Message
 from policies.registry import PolicySpec, SpecError
@@ -90,6 +93,8 @@ class Turn:
     stubs_held: int
     violations: tuple[Violation, ...]
     shared: int = 0  # messages opening the request that the previous turn's request held in place
+    # the request is the one the agent sent (the session's recorded usage and cache split are its own)
+    as_sent: bool = False
 
     @property
     def request(self) -> tuple[Message, ...]:
@@ -123,6 +128,12 @@ class ReplayResult:
     counter: TokenCounter
     summary_stats: SummaryStats
     calibration: Fit | None = None  # how counts were calibrated to the recorded usage, if they were
+    trims: tuple[RecordedTrim, ...] = ()  # requests the agent trimmed without a line, found in its usage
+
+    @property
+    def base_counter(self) -> TokenCounter:
+        """The model's counter, uncalibrated: what another replay of the session can share."""
+        return self.counter.base if isinstance(self.counter, CalibratedCounter) else self.counter
 
     def recorded_usage(self, turn: Turn) -> int | None:
         return self.session.usage.get(turn.reply_index)
@@ -203,11 +214,15 @@ def replay(
     counter.prime(session.messages)  # the session's distinct texts counted in one batch
     calibration = fit(session, counter) if settings.calibrate else None
     if calibration is not None and calibration.applied:
+        calibration = split_earlier(calibration, session)
         counter = CalibratedCounter(counter, calibration, session.messages)
+    trims = recorded_trims(session, counter) if len(session.usage) > 1 else ()
+    if isinstance(counter, CalibratedCounter) and session.compactions:
+        counter.reattach(reattached(session, counter, trims))
     summarizer = make_summarizer(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
     )
-    run = _Run(session, stack, settings, counter, summarizer, progress)
+    run = _Run(session, stack, settings, counter, summarizer, progress, trims)
     result = ReplayResult(
         session,
         list(specs),
@@ -218,6 +233,7 @@ def replay(
         counter,
         summarizer.stats,
         calibration,
+        trims,
     )
     if watch is not None:
         run.watch = lambda: watch(result)
@@ -228,7 +244,7 @@ def replay(
 class _Run:
     """The state of one replay; discarded when it ends."""
 
-    def __init__(self, session, stack, settings, counter, summarizer, progress=None) -> None:
+    def __init__(self, session, stack, settings, counter, summarizer, progress=None, trims=()) -> None:
         self.session: Session = session
         self.stack = stack
         # only the hooks a policy overrides are called: the base ones change nothing
@@ -264,7 +280,19 @@ class _Run:
         # usage the session records is what its provider reported for the stack's request
         self.history_as_sent = True
         self.edited = False  # an ephemeral policy edited the request being compiled
-        self.agent_compacted_at = min((c.at for c in session.compactions), default=None)
+        # what the recording agent did to its own requests, and where: a request is the one it
+        # sent only while the replay has done the same (``as_sent``)
+        replies = tuple(i for i, m in enumerate(session.messages) if m.role == "assistant")
+        self.record_base = AgentRecord(
+            session.format, session.agent_version, session.compactions, trims, replies=replies
+        )
+        self.agent = self.record_base  # the record as the request being compiled sees it
+        changes = [(c.at, n) for n, c in enumerate(session.compactions)] + [(t.at, None) for t in trims]
+        self.changes = sorted(changes, key=lambda change: change[0])
+        self.change_points = [at for at, _ in self.changes]
+        self.following = True  # every change made so far is the agent's own, as its record has it
+        self.reproduced = -1  # the agent's compaction whose result the history is (-1: none yet)
+        self.earlier_block = getattr(counter, "earlier_block", None)
         self.progress = progress
         self.last_compaction: dict[int, int] = {}  # stack position -> turn it last compacted
         self.watch: Callable[[], None] | None = None  # called after each turn
@@ -272,6 +300,10 @@ class _Run:
     def play(self) -> None:
         count = self.counter.count
         raw_tokens = 0
+        block = self.earlier_block
+        if block is not None:  # a mid-session file: what came before it opens the history, compactable
+            raw_tokens += count(block)
+            self.working.append(block)
         turns = self.session.turns
         for index, message in enumerate(self.session.messages):
             if message.role == "assistant":
@@ -338,7 +370,7 @@ class _Run:
         arrived = message
         appended = self.through_appenders(index, message)
         if appended is not arrived:
-            self.history_as_sent = False
+            self.history_as_sent = self.following = False
         return appended
 
     def through_appenders(self, index: int, message: Message) -> Message | None:
@@ -368,6 +400,13 @@ class _Run:
         working = self.working
         kept = self.sent  # of the last request's working messages, how many stand in place
         self.summarizer.stats.turn = turn  # summaries made now are billed to this turn
+        previous_reply = self.turns[-1].reply_index if self.turns else -1
+        self.agent = replace(
+            self.record_base,
+            reply_index=reply_index,
+            previous_reply=previous_reply,
+            following=self.following,
+        )
         opens_turn = self.user_turn or turn == 1
         self.user_turns += opens_turn
         self.user_turn = False
@@ -382,6 +421,7 @@ class _Run:
                 same = working.replace(changed)
                 if same < held or len(changed) != held:
                     self.history_as_sent = False  # written back: the next turn starts from what was sent
+                    self.follow(event)
                 self.unchanged = [min(u, same) for u in self.unchanged]
                 kept = min(kept, same)
             self.unchanged[k] = len(working.items)  # appends keep it; later rewrites lower it
@@ -389,6 +429,7 @@ class _Run:
         context = working
         if self.view is not None:
             context, kept = self.edit_request(turn)
+            self.following = self.following and not self.edited
 
         context_tokens = self.pinned_tokens + context.tokens + self.fixed_tokens
         offset = len(self.pinned)
@@ -417,11 +458,12 @@ class _Run:
                 stubs_held=context.count_of("stub"),
                 violations=violations,
                 shared=shared,
+                as_sent=self.as_sent(reply_index),
             )
         )
         self.sent = len(context.items)
         self.last_usage = context_tokens
-        if self.as_sent(reply_index):
+        if self.turns[-1].as_sent:
             self.last_usage = self.session.usage.get(reply_index, context_tokens)
         reply = self.session.messages[reply_index]
         self.last_output = self.session.output_tokens(reply_index, self.counter.count(reply))
@@ -429,10 +471,26 @@ class _Run:
             self.watch()
 
     def as_sent(self, reply_index: int) -> bool:
-        """Whether this turn's request is the one the agent sent: no policy has changed it and
-        the agent had not compacted its own history yet."""
-        before_agent_compacted = self.agent_compacted_at is None or reply_index < self.agent_compacted_at
-        return self.history_as_sent and not self.edited and before_agent_compacted
+        """Whether this turn's request is the one the agent sent: the history is what the agent
+        held at this point (no change of the agent's since the start, or the last one reproduced
+        as it made it) and no request was edited."""
+        if not (self.history_as_sent and self.following and not self.edited):
+            return False
+        last = bisect_right(self.change_points, reply_index) - 1
+        if last < 0:
+            return self.reproduced == -1
+        compaction = self.changes[last][1]
+        return compaction is not None and compaction == self.reproduced
+
+    def follow(self, event: CompileEvent) -> None:
+        """After a policy changed the history: still the agent's (it followed the agent's record,
+        reproducing the compaction the agent made right here), or the replay's own from now on."""
+        if not (event.followed and self.following):
+            self.following = False
+            return
+        due = self.agent.compaction_due()
+        if due is not None:  # the agent's compaction, as it made it: the history is the agent's again
+            self.reproduced, self.history_as_sent = due[0], True
 
     def edit_request(self, turn: int) -> tuple[RunningContext, int]:
         """The ephemeral policies' pass: each edits a copy of the stored history (or of the
@@ -470,6 +528,7 @@ class _Run:
             message_tokens=given.message_tokens,
             fixed_tokens=self.fixed_tokens,
             tools=self.session.tools,
+            record=self.agent,
             time=self.session.times.get(self.reply_index),
             previous_time=self.session.times.get(self.turns[-1].reply_index) if self.turns else None,
         )

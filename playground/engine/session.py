@@ -6,7 +6,10 @@ import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from policies.agent_record import RecordedCompaction
 from policies.messages import Message
+
+__all__ = ["ReadWarning", "RecordedCompaction", "Session", "TranscriptError"]
 
 
 class TranscriptError(ValueError):
@@ -26,19 +29,6 @@ class ReadWarning:
 
     def __str__(self) -> str:
         return f"{self.where}: {self.what}" if self.where else self.what
-
-
-@dataclass(frozen=True)
-class RecordedCompaction:
-    """A compaction the recording agent ran itself: before raw message ``at`` it replaced
-    what it sent with ``summary`` (Claude Code's compact_boundary and its summary line,
-    Codex's compacted item); ``kept`` holds what it sent besides, where the file says."""
-
-    at: int
-    trigger: str = ""  # auto, manual, or as the file says
-    pre_tokens: int | None = None  # the context's size before, as the agent counted it
-    summary: str = ""
-    kept: tuple[Message, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +63,9 @@ class Session:
     reported_cost_usd: float | None = None  # the agent's own bill of the session, where it writes one
     # the file is the tail of a session: what came before its first line opens every request
     starts_mid_session: bool = False
+    agent_version: str = ""  # the recording agent's release, where the file names it
+    # the context window the agent recorded having (Codex's model_context_window), where it did
+    recorded_window: int | None = None
 
     @property
     def recorded_model(self) -> str:
@@ -117,6 +110,9 @@ class Session:
             self.compactions,
             self.parent,
             self.reported_cost_usd,
+            self.agent_version,
+            self.recorded_window,
+            self.starts_mid_session,
         ]
         digest.update(repr(figures).encode())
         return digest.hexdigest()[:16]

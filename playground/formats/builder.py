@@ -138,6 +138,8 @@ class SessionBuilder:
         self.compactions: list[RecordedCompaction] = []
         self.parent = ""
         self.starts_mid_session = False
+        self.agent_version = ""
+        self.recorded_window: int | None = None
         self.unreadable_times = 0
         self.warnings: list[ReadWarning] = []
         self.tools: tuple[dict, ...] = ()
@@ -417,6 +419,8 @@ class SessionBuilder:
             parent=self.parent,
             cache_writes_1h=self.cache_writes_1h,
             starts_mid_session=self.starts_mid_session,
+            agent_version=self.agent_version[:40],
+            recorded_window=self.recorded_window,
         )
 
     def warn_counts(self, what: str, counts: dict[str, int]) -> None:

@@ -197,6 +197,8 @@ def _read_chain(
     for number, item in lines:
         builder.where = f"line {number}"
         kind = item.get("type")
+        if isinstance(item.get("version"), str) and item["version"]:
+            builder.agent_version = item["version"][:40]  # the release that wrote the latest line
         if kind == "system" and item.get("subtype") == "compact_boundary":
             meta = item.get("compactMetadata") if isinstance(item.get("compactMetadata"), dict) else {}
             trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else ""

@@ -23,6 +23,7 @@ from policies.messages import Message, ToolCall
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 ASSISTANT_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call")
+MIN_WINDOW, MAX_WINDOW = 1_000, 100_000_000  # a recorded window outside these is not one
 OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
@@ -75,12 +76,15 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
     model, name, open_call, last_total = None, "", False, None
     last_reply = -1  # the raw index of the reply of the call under way
     pending: dict | None = None  # a call's usage written before its reply
+    windows: Counter[int] = Counter()  # model_context_window, as each call's token_count records it
     for number, line in lines:
         builder.where = f"line {number}"
         kind, payload = line.get("type"), line.get("payload")
         payload = payload if isinstance(payload, dict) else {}
         if kind == "session_meta":
             name = name or str(payload.get("id") or "")[:80]
+            if isinstance(payload.get("cli_version"), str):
+                builder.agent_version = payload["cli_version"][:40]
         elif kind == "turn_context":
             model = payload.get("model") if isinstance(payload.get("model"), str) else model
         elif kind == "compacted":
@@ -101,6 +105,9 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
                 passed["token_count repeating the previous total"] += 1
                 continue
             last_total = total
+            window = info.get("model_context_window")
+            if type(window) is int and MIN_WINDOW <= window <= MAX_WINDOW:
+                windows[window] += 1
             if last_reply >= 0 and last_reply not in builder.usage:
                 _usage(builder, last_reply, info["last_token_usage"])  # written after its call (<0.58)
             else:
@@ -121,6 +128,8 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
         return None
     if pending is not None:
         builder.warn("", "the last token_count has no reply after it: not attached")
+    if windows:
+        builder.recorded_window = windows.most_common(1)[0][0]  # the window most calls had
     builder.warn_counts("lines passed over, not messages the model was sent", dict(passed))
     return builder.build(name or "Codex session")
 

@@ -44,6 +44,7 @@ TOTALS: tuple[Figure, ...] = (
     Figure("turns_with_violations", "invalid turns", "turns", "turns whose request a provider would refuse: over the window, a call without its result or a result without its call, standing rules missing"),
     Figure("turns_over_window", "turns over the window", "turns", "turns whose request is larger than the context window"),
     Figure("raw_turns_over_window", "raw turns over the window", "turns", "turns where the raw history is larger than the window (the agent had to compact)", None),
+    Figure("as_sent_turns", "calls as the agent sent them", "turns", "turns whose request is the one the agent sent (its own policy followed where it acted): each costs what its call records", None, "as sent"),
     Figure("raw_turns_with_violations", "raw invalid turns", "turns", "turns where the raw history itself breaks a provider's rule", None),
     # what was lost
     Figure("refetches", "re-fetches", "calls", "tool calls repeating an earlier call whose result was no longer intact in the request"),
@@ -103,6 +104,7 @@ TURN: tuple[Figure, ...] = (
     Figure("raw_messages", "raw messages", "messages", "messages in the raw history's request", None),
     Figure("context_messages", "messages", "messages", "messages in the stack's request"),
     Figure("recorded_prompt_tokens", "recorded", "tokens", "the input the file records for this call (empty where it records none)", None),
+    Figure("as_sent", "as sent", "turns", "1 where the request is the one the agent sent: it costs what its call records", None),
     Figure("stubs_created", "stubs", "messages", "messages a policy replaced by a stub at this turn", None),
     Figure("stubs_held", "stubs held", "messages", "stubs the request holds", None),
     Figure("clips", "clips", "messages", "tool outputs cut short at this turn", None),

@@ -107,10 +107,30 @@ def window_of(name: str, otherwise: int = DEFAULT_WINDOW, seen: int = 0) -> int:
 
 def at_recorded_model(settings: Settings, session: Session) -> Settings:
     """``settings`` at the model ``session`` records answering most of its calls, with the
-    window the agent had (``window_of``, a call recorded over the default window telling that
-    it asked for the larger one); as they are where it records none."""
-    model = session.recorded_model
-    if not model or model == settings.model:
+    window the agent had: the one its file records where it records one (Codex's
+    ``model_context_window``), else ``window_of`` (a call recorded over the default window
+    telling that it asked for the larger one); as they are where it records neither."""
+    model = session.recorded_model or settings.model
+    if session.recorded_window:
+        window = session.recorded_window
+    elif session.recorded_model and model != settings.model:
+        window = window_of(model, settings.context_window, max(session.usage.values(), default=0))
+    else:
         return settings
-    seen = max(session.usage.values(), default=0)
-    return replace(settings, model=model, context_window=window_of(model, settings.context_window, seen))
+    if (model, window) == (settings.model, settings.context_window):
+        return settings
+    return replace(settings, model=model, context_window=window)
+
+
+def window_words(session: Session, window: int) -> str:
+    """Where a replay's window differs from the one the agent's file records: a sentence
+    saying so (a config's ``context_window`` is used as given, never overridden in silence);
+    "" where they agree or the file records none."""
+    recorded = session.recorded_window
+    if not recorded or recorded == window:
+        return ""
+    return (
+        f"The replay's window is {window:,} tokens; the agent's file records {recorded:,} "
+        "(its model_context_window): the triggers, the over-window flags and the prices follow the "
+        "window given."
+    )

@@ -163,6 +163,8 @@ class CacheTurn:
     broken_at: int | None  # first message of the previous request not kept in place; None: kept
     repaid: int  # tokens of the previous request re-sent after the break, paid again
     cold: bool  # the cache had expired (a gap longer than the TTL)
+    # of ``write``, to the one-hour cache, where the call recorded it; None: as the rule writes
+    write_1h: int | None = None
 
 
 def shared_prefix(previous: Sequence[Message], request: Sequence[Message]) -> int:

@@ -209,11 +209,27 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
     if served is not None:
         stack, raw = as_served(stack, served), as_served(raw, served)
     output = replies_output(result, replies)
+    # priced as another model than the one that answered (the user's choice): the calls as
+    # recorded at that price too, so the two compare
+    other = price if other_model(result, pricing) else None
+    recorded = recorded_calls(result, output, price, other)
+    # a request that is the one the agent sent paid what its call records (its cache split, its
+    # tier), where the replay is priced as the agent was
+    paid = as_the_agent_paid(result, pricing)
+    sent = [t.as_sent and paid for t in result.turns]
+    stack = [as_recorded(c, call) if s else c for c, s, call in zip(stack, sent, recorded, strict=True)]
+    raw_sent = [s and paid for s in raw_as_sent(result)]
+    raw = [as_recorded(c, call) if sent else c for c, sent, call in zip(raw, raw_sent, recorded, strict=True)]
     summaries = list(result.summary_stats.billed)
     stack_cost = raw_cost = summary_cost = summary_priced_as = None
     if price is not None:
-        stack_cost = [turn_cost(price, c, out, rule) for c, out in zip(stack, output, strict=True)]
-        raw_cost = [turn_cost(price, c, out, rule) for c, out in zip(raw, output, strict=True)]
+        prices = [
+            call_price(session, t.reply_index, price, other) or price if s else price
+            for t, s in zip(result.turns, sent, strict=True)
+        ]
+        raw_prices = [p if sent else price for p, sent in zip(prices, raw_sent, strict=True)]
+        stack_cost = [turn_cost(p, c, out, rule) for p, c, out in zip(prices, stack, output, strict=True)]
+        raw_cost = [turn_cost(p, c, out, rule) for p, c, out in zip(raw_prices, raw, output, strict=True)]
         summary_price = _summary_price(result) or price
         summary_priced_as = summary_price.label
         # a summary is a fresh prompt (LangChain, ADK, Deep Agents): nothing of it cached
@@ -221,9 +237,6 @@ def cost_report(result: ReplayResult, pricing: Pricing | None = None) -> CostRep
         for turn, prompt, summary in summaries:
             summary_cost[turn - 1] += summary_price.cost(prompt, 0, 0, summary)
     breaks = _breaks(result, stack)
-    # priced as another model than the one that answered (the user's choice): the calls as
-    # recorded at that price too, so the two compare
-    recorded = recorded_calls(result, output, price, price if other_model(result, pricing) else None)
     return CostReport(
         price,
         rule,
@@ -279,6 +292,8 @@ class RunningCost:
             self._price, self._rule = self.pricing.resolve(result.settings.model, result.session)
             self._summary_price = _summary_price(result) or self._price
             self._meter = _meter(result, self._rule)
+            self._other = self._price if other_model(result, self.pricing) else None
+            self._as_paid = as_the_agent_paid(result, self.pricing)
         if self._price is None:
             self.spent += turn.context_tokens
             return
@@ -286,7 +301,13 @@ class RunningCost:
         reply = session.messages[turn.reply_index]
         cached = self._meter.add(turn.shared, turn.tail, session.times.get(turn.reply_index), reply)
         output = session.output_tokens(turn.reply_index, result.counter.count(reply))
-        self.spent += request_cost(self._price, cached, output, self._rule)
+        price = self._price
+        if turn.as_sent and self._as_paid:  # the agent's own request: what its call records
+            price = call_price(session, turn.reply_index, self._price, self._other) or self._price
+            cached = as_recorded(
+                cached, recorded_call(session, turn.reply_index, self._price, output, self._other)
+            )
+        self.spent += request_cost(price, cached, output, self._rule)
         billed = result.summary_stats.billed  # the summaries made so far, in order
         for _, prompt, summary in billed[self._billed :]:
             self.spent += self._summary_price.cost(prompt, 0, 0, summary)
@@ -324,6 +345,32 @@ def as_served(turns: list[CacheTurn], share: float) -> list[CacheTurn]:
         read = round(turn.read * share)
         out.append(replace(turn, read=read, uncached=turn.uncached + turn.read - read))
     return out
+
+
+def as_recorded(turn: CacheTurn, call: RecordedCall | None) -> CacheTurn:
+    """``turn``, a request the agent sent, paid as its call records: the cache reads and writes
+    (each write at its recorded tier) the provider reported, the rest uncached. As it is where
+    the call records no cache split."""
+    if call is None or call.cache_read is None or call.cache_write is None:
+        return turn
+    uncached = max(call.input - call.cache_read - call.cache_write, 0)
+    return replace(
+        turn, read=call.cache_read, write=call.cache_write, uncached=uncached, write_1h=call.cache_write_1h
+    )
+
+
+def as_the_agent_paid(result: ReplayResult, pricing: Pricing) -> bool:
+    """Whether ``result`` is priced as the agent paid: at the model that answered, under its
+    provider's own cache rule. Only then does a request the agent sent cost what its call records."""
+    return pricing.cache == "auto" and not other_model(result, pricing)
+
+
+def raw_as_sent(result: ReplayResult) -> list[bool]:
+    """Per turn, whether the raw history's request is the one the agent sent: before the agent
+    first changed its own requests (a compaction of its own, or a trim its usage shows)."""
+    changes = [c.at for c in result.session.compactions] + [t.at for t in result.trims]
+    first = min(changes, default=len(result.session.messages))
+    return [t.reply_index < first for t in result.turns]
 
 
 @dataclass(frozen=True)
@@ -372,9 +419,7 @@ def recorded_call(
     if tokens is None:
         return None
     model = session.models.get(index) or session.recorded_model
-    price = priced_as or (find_price(model) if model else fallback)
-    if price is not None and fallback is not None and price.model == fallback.model:
-        price = fallback  # the same entry: the user's own prices for it hold here too
+    price = call_price(session, index, fallback, priced_as)
     recorded_output = session.outputs.get(index)
     output = recorded_output if recorded_output is not None else (billed_output or 0)
     if not (session.cache_reads or session.cache_writes):
@@ -395,6 +440,21 @@ def recorded_call(
         estimated,
         hour,
     )
+
+
+def call_price(
+    session: Session, index: int, fallback: Price | None = None, priced_as: Price | None = None
+) -> Price | None:
+    """The price of the call answered by the reply at raw ``index``: ``priced_as`` where the user
+    prices the replay as another model, else the model recorded for it (the session's, else
+    ``fallback``: the replay's price), the user's own prices holding where it is the same entry."""
+    if priced_as is not None:
+        return priced_as
+    model = session.models.get(index) or session.recorded_model
+    price = find_price(model) if model else fallback
+    if price is not None and fallback is not None and price.model == fallback.model:
+        price = fallback
+    return price
 
 
 def recorded_calls(
@@ -447,10 +507,16 @@ def recorded_bill(sessions: Sequence[Session]) -> RecordedBill:
 
 
 def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:
-    """The raw history's requests as deltas: each keeps all of the one before."""
+    """The raw history's requests as deltas: each keeps all of the one before (a mid-session
+    file's block of earlier conversation opening the first)."""
     messages, previous = result.session.messages, 0
-    for turn in result.turns:
-        yield previous, messages[previous : turn.reply_index]
+    block = getattr(result.counter, "earlier_block", None)
+    opening: tuple = () if block is None else (block,)
+    for number, turn in enumerate(result.turns):
+        if number == 0:
+            yield 0, (*opening, *messages[: turn.reply_index])
+        else:
+            yield previous + len(opening), messages[previous : turn.reply_index]
         previous = turn.reply_index
 
 

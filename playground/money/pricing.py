@@ -359,13 +359,16 @@ PARTS = ("read", "write", "uncached", "output")
 def request_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> float:
     """Dollars for one request split by ``turn`` with ``output`` reply tokens."""
     return price.cost(
-        turn.read + turn.write + turn.uncached, turn.read, turn.write, output, _hour(turn.write, rule)
+        turn.read + turn.write + turn.uncached, turn.read, turn.write, output, _hour(turn, rule)
     )
 
 
-def _hour(write: int, rule: CacheRule) -> int:
-    """The tokens of ``write`` made to the one-hour cache under ``rule``."""
-    return write if rule.write_1h else 0
+def _hour(turn: CacheTurn, rule: CacheRule) -> int:
+    """The tokens of ``turn``'s writes made to the one-hour cache: as the call recorded them,
+    else as ``rule`` writes."""
+    if turn.write_1h is not None:
+        return turn.write_1h
+    return turn.write if rule.write_1h else 0
 
 
 def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> dict[str, float]:
@@ -375,7 +378,7 @@ def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> di
     total = request_cost(price, turn, output, rule)
     parts = {
         "read": price.cost(turn.read, turn.read, 0, 0),
-        "write": price.cost(turn.write, 0, turn.write, 0, _hour(turn.write, rule)),
+        "write": price.cost(turn.write, 0, turn.write, 0, _hour(turn, rule)),
         "uncached": price.cost(turn.uncached, 0, 0, 0),
         "output": price.cost(0, 0, 0, output),
     }

@@ -127,6 +127,19 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
 }
 
 
+# the preset that is each agent's own policy, by the format of the transcripts it writes: replayed
+# from its record (its compactions, its trims), the reference a stack is measured against
+OWN_PRESETS: dict[str, str] = {
+    "Claude Code session": "Claude Code: auto-compact",
+    "Codex CLI rollout": "Codex CLI: auto-compact (90% of the window)",
+}
+
+
+def own_preset(format: str) -> str:
+    """The preset that is the agent's own policy for transcripts of ``format``; "" for none."""
+    return OWN_PRESETS.get(format, "")
+
+
 def available_presets() -> dict[str, list[PolicySpec]]:
     """The presets whose policies are all registered (others arrive with their policies), in
     the order of ``FRAMEWORK_PRESETS``."""

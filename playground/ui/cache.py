@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from playground.analyses.own_policy import OwnPolicy, needs_reference, own_stack
 from playground.engine.replay import ReplayResult
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
@@ -236,6 +237,17 @@ def replayed(
     done = Replayed(evaluated.result, table.frame(), events_frame(evaluated.result, table), evaluated.totals)
     store.put(key, done, _browser_session())
     return done
+
+
+def own_reference(session: Session, scenario: Scenario, figures: dict) -> OwnPolicy | None:
+    """The agent's own policy replayed (cached like any replay), where it is the reference for
+    ``session`` (``figures``: the totals of any replay of it); None elsewhere."""
+    found = own_stack(session)
+    if found is None or not needs_reference(session, figures):
+        return None
+    preset, stack = found
+    done = replayed(session, stack, scenario)
+    return OwnPolicy(preset, tuple(stack), done.result, done.totals)
 
 
 def _browser_session() -> str:

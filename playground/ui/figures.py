@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from playground.analyses.own_policy import OwnPolicy, against_own, stack_words
 from playground.charts import turns as charts
 from playground.engine.replay import NO_TURNS
 from playground.measures import metrics
@@ -40,15 +41,18 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}% of raw" if whole else ""
 
 
-def headline(replayed: Replayed, must_keep: int = 0) -> None:
-    """The answer first: four figures (cost against the raw history, against the recorded bill,
-    what was lost) and the one-line reason, then what a provider would refuse; every other
-    figure folded below them. ``must_keep`` is how many must-keep facts are declared."""
+def headline(replayed: Replayed, must_keep: int = 0, own: OwnPolicy | None = None) -> None:
+    """The answer first: four figures (cost against the raw history, or against your agent's own
+    policy replayed where that is the reference (``own``); against the recorded bill; what was
+    lost) and the one-line reason, then what a provider would refuse; every other figure folded
+    below them. ``must_keep`` is how many must-keep facts are declared."""
     figures = replayed.totals
     if figures.get("turns", 0) == 0:
         st.warning(NO_TURNS)
         return
-    _lead(replayed, must_keep)
+    _lead(replayed, must_keep, own)
+    if own is not None:
+        _own_policy(replayed, own)
     _reason(figures)
     _refused(replayed)
     notes = metrics.policy_notes(replayed.result.events)
@@ -62,11 +66,21 @@ def headline(replayed: Replayed, must_keep: int = 0) -> None:
         _token_figures(replayed, must_keep)
 
 
-def _lead(replayed: Replayed, must_keep: int) -> None:
+def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> None:
     figures = replayed.totals
     priced = figures.get("cost_usd") is not None
     row = st.columns(4)
-    if priced:
+    against_agent = against_own(figures, own) if own is not None else {}
+    if priced and against_agent.get("saved_vs_own_pct") is not None:
+        row[0].metric(
+            "Cost with this stack",
+            dollars(figures["cost_usd"]),
+            **_change(-against_agent["saved_vs_own_pct"], "vs your agent's policy"),
+            help="Every request priced with the provider's prompt cache, plus the summaries the stack asks "
+            f"for ({dollars(figures['summary_cost_usd'])}), against your agent's own policy replayed "
+            f"({dollars(own.cost_usd or 0.0)}): the raw history could never have been sent here.",
+        )
+    elif priced:
         row[0].metric(
             "Cost with this stack",
             dollars(figures["cost_usd"]),
@@ -82,7 +96,14 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
             help=f"No price is known for {replayed.result.settings.model}.",
         )
     recorded = figures.get("recorded_cost_usd")
-    if priced and recorded is not None and figures.get("saved_vs_recorded_pct") is not None:
+    if own is not None and own.cost_usd is not None and own.residual_pct is not None:
+        row[1].metric(
+            "Your agent's policy, replayed",
+            dollars(own.cost_usd),
+            **_change(own.residual_pct, "vs paid"),
+            help=own.words(),
+        )
+    elif priced and recorded is not None and figures.get("saved_vs_recorded_pct") is not None:
         row[1].metric(
             "As recorded",
             dollars(recorded),
@@ -122,6 +143,15 @@ def _lead(replayed: Replayed, must_keep: int) -> None:
             f"{figures['refetches']:,}",
             help=_meaning("refetches"),
         )
+
+
+def _own_policy(replayed: Replayed, own: OwnPolicy) -> None:
+    """Your agent's own policy replayed beside what it paid, and this stack said against it."""
+    same = tuple(s for s in replayed.result.specs if s.enabled) == own.stack
+    st.markdown(f"**{escape_markdown(stack_words(replayed.totals, own, same))}**")
+    st.caption(escape_markdown(own.words()))
+    if own.raw_words():
+        st.caption(escape_markdown(own.raw_words()))
 
 
 def _reason(figures: dict) -> None:

@@ -13,7 +13,14 @@ import streamlit as st
 from streamlit_sortables import sort_items
 
 from playground.engine.replay import moved_ahead
-from playground.stacks.presets import available_presets, policies_by_use, preset_label
+from playground.engine.session import Session
+from playground.stacks.presets import (
+    OWN_PRESETS,
+    available_presets,
+    own_preset,
+    policies_by_use,
+    preset_label,
+)
 from playground.ui.text import escape_markdown
 from policies.base import Param, Policy
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError
@@ -177,8 +184,29 @@ def _labels(stack: list[dict]) -> list[str]:
     return labels
 
 
-def show() -> list[PolicySpec]:
-    """The editor; returns the stack as specs."""
+def _open_with_own_policy(session: Session | None) -> None:
+    """A session newly picked whose agent's own policy the playground replays (Claude Code,
+    Codex) opens with that policy as the stack, unless the user (a link, a config) gave one or
+    edited it: it is the reference every other stack is measured against."""
+    if session is None or st.session_state["stack_for"] == session.content_hash:
+        return
+    st.session_state["stack_for"] = session.content_hash
+    origin = st.session_state["stack_origin"]
+    untouched = st.session_state["stack"] is None or (
+        origin is not None
+        and origin[0] == "preset"
+        and origin[1] in (DEFAULT_PRESET, *OWN_PRESETS.values())
+        and specs() == origin[2]
+    )
+    preset = own_preset(session.format)
+    if untouched and preset:
+        replace_stack(available_presets()[preset], "preset", preset)
+
+
+def show(session: Session | None = None) -> list[PolicySpec]:
+    """The editor; returns the stack as specs. ``session`` is the one picked: a newly picked
+    Claude Code or Codex session opens with its agent's own policy."""
+    _open_with_own_policy(session)
     if st.session_state["stack"] is None:
         replace_stack(available_presets()[DEFAULT_PRESET], "preset", DEFAULT_PRESET)
     st.subheader("Policy stack")

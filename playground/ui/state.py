@@ -21,6 +21,7 @@ DEFAULTS = {
     "address": None,  # the stack as last written to the page's address
     "model_chosen": False,  # the user or a config named the model: a session's own is not used
     "stack": None,  # list of stack entries; filled from the default preset on first run
+    "stack_for": None,  # the session (content hash) the stack was last opened for (ui.stack_editor)
     "stack_origin": None,  # (kind, name, specs): the preset or config file the stack was loaded from
     "stack_epoch": 0,  # bumped when entries are added, removed or replaced: resets the drag list
     "next_entry_id": 0,

@@ -39,7 +39,8 @@ def test_replay_json_has_turns_events_and_summary(real_session_path, tmp_path, c
     out = tmp_path / "r.json"
     assert main(["replay", str(real_session_path), "--json", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert set(data) == {"session", "settings", "turns", "events", "summary", "pricing"}
+    assert set(data) == {"session", "settings", "turns", "events", "summary", "pricing", "own_policy"}
+    assert data["own_policy"] is None  # a mini-swe-agent run: no policy of its own to replay
     assert data["session"]["turns"] == len(data["turns"]) == 64
     assert all(t["context_tokens"] <= t["raw_tokens"] for t in data["turns"])
     assert data["turns"][0]["recorded_prompt_tokens"] == 1689

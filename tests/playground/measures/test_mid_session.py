@@ -1,7 +1,8 @@
 """A file that starts mid-session (the tail of a real Claude Code session, as a resumed session's
-copy or a file cut at the front holds it): said, its missing history one block at the head of
-every request that no policy touches and whose cache no break re-writes, never a "system prompt"
-that makes the default stack several times dearer than what the agent paid."""
+copy or a file cut at the front holds it): said, its missing history one block of earlier
+conversation opening the history, which a compaction folds in like any old message, never a
+"system prompt" that no policy can touch and that makes the default stack several times dearer
+than what the agent paid (compacting every turn, each compaction writing it again)."""
 
 from __future__ import annotations
 
@@ -49,8 +50,13 @@ def test_its_missing_history_is_a_block_no_larger_than_the_first_request(tail):
         first["input_tokens"] + first["cache_read_input_tokens"] + first["cache_creation_input_tokens"]
     )
     assert calibration is not None and calibration.applied and calibration.mid_session
-    assert calibration.prefix <= first_input
-    assert "the file starts mid-session" in calibration.note and "no policy can touch" in calibration.note
+    # the agent's head (its usual size: no compaction in the file shows it) and the block
+    assert calibration.prefix == 20_000 < calibration.prefix + calibration.earlier <= first_input
+    assert "the file starts mid-session" in calibration.note and "a policy can compact" in calibration.note
+    block = result.turns[0].request[0]
+    assert block.role == "user" and block.content.startswith(
+        "[the conversation before this file's first line"
+    )
     # the raw history, calibrated, is what the agent sent: within a few per cent per call
     rows = turn_table(result).rows
     misses = [
@@ -66,13 +72,17 @@ def test_its_missing_history_is_a_block_no_larger_than_the_first_request(tail):
     assert sorted(misses)[len(misses) // 2] < 0.02
 
 
-def test_the_default_stack_is_not_made_several_times_dearer_by_it(tail):
+def test_the_default_stack_folds_the_block_into_one_compaction_and_is_not_made_dearer_by_it(tail):
     _, data = tail
     (session,) = read_bytes(data, "tail.jsonl")
     stack, settings = PRESETS["pyagentic recommended"], Config().settings_for(session)
-    figures = totals(turn_table(replay(session, stack, settings)))
-    recorded = figures["recorded_cost_counted_output_usd"]
-    assert figures["cost_usd"] < 2 * recorded
-    # the same file read as if it held the whole session: every cache break re-writes the block
-    unpinned = totals(turn_table(replay(replace(session, starts_mid_session=False), stack, settings)))
-    assert unpinned["cost_usd"] > 4 * recorded
+    result = replay(session, stack, settings)
+    figures = totals(turn_table(result))
+    assert figures["compactions"] == 1 and figures["thrash_events"] == 0
+    assert not result.turns[-1].request[0].content.startswith("[the conversation before")
+    # the same file read as if it held the whole session: a phantom system prompt of the block's
+    # size, written again at every cache break
+    phantom = totals(turn_table(replay(replace(session, starts_mid_session=False), stack, settings)))
+    assert phantom["cost_usd"] > 2 * figures["cost_usd"]
+    batched = totals(turn_table(replay(session, PRESETS["Cache-friendly (batched eviction)"], settings)))
+    assert batched["cost_usd"] < figures["recorded_cost_counted_output_usd"]
