@@ -50,6 +50,29 @@ _KEYWORDS = frozenset(
 )
 
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+_SYNTAX = _KEYWORDS | {
+    "nil",
+    "end",
+    "then",
+    "do",
+    "fi",
+    "case",
+    "switch",
+    "default",
+    "func",
+    "fn",
+    "pub",
+    "else if",
+}
+
+
+def syntax_only(line: str) -> bool:
+    """Whether a line of code is its language's syntax alone (``else:``, ``} else {``, ``return
+    None``): punctuation and keywords, no name, path, number or message a reader could need."""
+    return all(word in _SYNTAX for word in _WORD.findall(line))
+
+
 def iter_facts(text: str) -> Iterator[str]:
     """Distinct facts in order of first appearance; bare numbers below 100, labels and code
     keywords are too common to count."""

@@ -11,26 +11,9 @@ from playground.cli.common import pick_session, write_json, write_whole
 from playground.cli.text_table import text_table
 from playground.engine.tokens import TokenCounter
 from playground.formats import read_path
-from playground.measures.compactions import compaction_report, report_words, table_rows
+from playground.measures.compactions import COLUMNS, LISTS, compaction_report, report_words, table_rows
 from playground.measures.evaluate import Scenario
 from policies.base import visible
-
-COLUMNS = (
-    "compaction",
-    "call",
-    "trigger",
-    "agent counted",
-    "prompt before",
-    "prompt after",
-    "written again",
-    "writing again $",
-    "summary call $ (est.)",
-    "dropped, used later",
-    "lines copied later",
-    "user's words left out",
-    "fetched again",
-    "rule's call",
-)
 
 
 def add_command(commands: Any) -> None:
@@ -59,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         if table:
             print(text_table(table, COLUMNS), file=out)
             for row in table:
-                for key in ("which facts", "which lines", "which words", "which calls"):
+                for key in LISTS:
                     if row[key]:
                         print(visible(f"  {row['compaction']}. {key}: {row[key]}"), file=out)
         documents.append({"session": session.name, "file": session.file, "compactions": table})

@@ -499,6 +499,10 @@ def _print_table(
     if place:
         print(visible(place), file=out)
     print(visible(f"model {result.settings.model}, encoding {result.encoding}"), file=out)
+    from playground.models.catalogue import window_words
+
+    if window_words(session, result.settings.context_window):
+        print(visible(window_words(session, result.settings.context_window)), file=out)
     if result.calibration is not None:
         print(visible(result.calibration.note), file=out)
     print("stack: " + (" → ".join(s.name for s in result.specs if s.enabled) or "(none)"), file=out)

@@ -210,6 +210,26 @@ def _rule_call(
     return None, words
 
 
+# the columns a report's table shows, and the lists beside it
+COLUMNS = (
+    "compaction",
+    "call",
+    "trigger",
+    "agent counted",
+    "prompt before",
+    "prompt after",
+    "written again",
+    "writing again $",
+    "summary call $ (est.)",
+    "dropped, used later",
+    "lines copied later",
+    "user's words left out",
+    "fetched again",
+    "rule's call",
+)
+LISTS = ("which facts", "which lines", "which words", "which calls")
+
+
 def table_rows(rows: list[CompactionRow]) -> list[dict[str, object]]:
     """The report as a table's rows (the command line's and the page's): one per compaction,
     the lists cut to ``SHOWN`` with their whole counts."""

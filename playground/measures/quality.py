@@ -24,7 +24,7 @@ from playground.engine.replay import ReplayResult, Turn
 from playground.engine.session import Session
 from playground.engine.validity import STANDING_RULES
 from playground.measures.fact_index import NONE, FactFinder
-from policies.facts import facts_of_text
+from policies.facts import facts_of_text, syntax_only
 from policies.messages import NOT_JSON, ORIGINAL, Message, parsed_arguments, said, said_parts
 
 
@@ -42,12 +42,13 @@ QUOTE_CHARS = 24  # a line this long copied verbatim is no coincidence
 
 def quotes_of_reply(parts: list[str]) -> list[str]:
     """The lines of a reply (its text and each call's arguments, decoded) long enough to be
-    copied rather than written: each once, stripped of the indentation around it."""
+    copied rather than written, and more than a language's syntax (``} else if (x) {`` holds a
+    name; ``} else {`` alone does not): each once, stripped of the indentation around it."""
     found: dict[str, None] = {}
     for part in parts:
         for line in part.splitlines():
             line = line.strip()
-            if len(line) >= QUOTE_CHARS:
+            if len(line) >= QUOTE_CHARS and not syntax_only(line):
                 found[line] = None
     return list(found)
 

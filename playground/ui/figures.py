@@ -12,6 +12,7 @@ from playground.measures import metrics
 from playground.measures.baseline import raw_window_words, recorded_words
 from playground.measures.figures import FIGURES_BY_KEY
 from playground.measures.reasons import difference_parts, dollars
+from playground.ui import compactions_view
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 from policies.base import counted
@@ -378,6 +379,8 @@ def charts_view(
         _chart(charts.cumulative_cost_chart(turns), "chart_cumulative", left)
         _chart(charts.cache_hit_chart(turns), "chart_cache_hits", right)
     _chart(charts.tokens_chart(turns, events, context_window), "chart_tokens")
+    result = replayed.result
+    compactions_view.show(result.session, result.settings.model, context_window)
     _chart(charts.quality_chart(turns), "chart_quality")
 
     left, right = st.columns(2)

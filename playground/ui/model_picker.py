@@ -6,7 +6,7 @@ import streamlit as st
 
 from playground.engine.replay import Settings
 from playground.engine.session import Session
-from playground.models.catalogue import PICKER, at_recorded_model, window_of
+from playground.models.catalogue import PICKER, at_recorded_model, window_of, window_words
 from playground.money.caching import RULES
 from playground.money.cost import MAX_PRICE_PER_MILLION, Pricing
 from playground.money.pricing import MILLION, PRICE_PARTS, find_price
@@ -117,6 +117,8 @@ def show(summarizer: dict, session: Session | None = None) -> Settings:
         "tokenizer ratio, fitted on the calls before the agent's first compaction. Thresholds and bills "
         "then use that count, as the agent's own counter did.",
     )
+    if session is not None and window_words(session, int(st.session_state["context_window"])):
+        st.caption(escape_markdown(window_words(session, int(st.session_state["context_window"]))))
     counter = cache.counter_for(st.session_state["model"])
     st.caption(f"Encoding in use: **{escape_markdown(counter.encoding_note)}**")
     return Settings(

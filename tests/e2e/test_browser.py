@@ -16,6 +16,7 @@ from playground.engine.replay import replay
 from playground.formats import read_path
 from playground.measures.metrics import events_frame, totals, turns_frame
 from playground.stacks.config import Config, load_config, parse_config
+from playground.stacks.presets import PRESETS
 from playground.ui.text import WORD_JOINER
 from tests.e2e.conftest import SERVER_KEY
 from tests.playground.openai_stub import ChatStub
@@ -641,9 +642,10 @@ def test_a_claude_code_session_is_priced_as_recorded_beside_the_stack_and_the_ra
 
     upload(page, "Upload transcripts", CLAUDE_CODE)
     (session,) = read_path(CLAUDE_CODE)
-    config = parse_config("version: 1\n" + DEFAULT_STACK, "default.yaml")
+    # a Claude Code upload opens with the agent's own policy as the stack
+    expect(page.get_by_test_id("stMain")).to_contain_text("From preset Claude Code: auto-compact")
     settings = Config().settings_for(session)
-    figures = totals(turns_frame(replay(session, config.stack, settings)))
+    figures = totals(turns_frame(replay(session, PRESETS["Claude Code: auto-compact"], settings)))
     main = page.get_by_test_id("stMain")
     expect(main).to_contain_text(f"As recorded {dollars(figures['recorded_cost_usd'])}", timeout=30_000)
     expect(main).to_contain_text(f"this stack {dollars(figures['cost_usd'])}")
@@ -897,6 +899,37 @@ def test_a_claude_code_session_opening_with_a_command_reads_by_its_words_and_sho
     page.get_by_role("tab", name="Side by side").click()
     idle(page)
     expect(page.locator(".request-head").first).to_contain_text(f"prefix: {head:,} tokens")
+
+
+def test_a_compacting_claude_code_session_leads_with_its_agent_s_own_policy_and_reports_each_compaction(page):
+    """Issue 55: a real session whose agent compacted opens with the agent's own policy as the
+    stack; the lead reads it replayed beside what the agent paid, and the Charts tab tables the
+    compaction the agent made, at the call the file records."""
+    from playground.analyses.own_policy import own_policy
+    from playground.measures.evaluate import Scenario
+    from playground.ui.figures import dollars
+
+    upload(page, "Upload transcripts", ERK)  # a real Claude Code 2.0.67 session that compacted once
+    (session,) = read_path(ERK)
+    own = own_policy(session, Scenario().for_session(session, False))
+    assert own is not None and own.cost_usd is not None
+    main = page.get_by_test_id("stMain")
+    expect(main).to_contain_text("From preset Claude Code: auto-compact", timeout=30_000)
+    wait_for_metric(page, "Your agent's policy, replayed", dollars(own.cost_usd))
+    expect(main).to_contain_text("This stack is your agent's own policy.")
+    expect(main).to_contain_text("no residual; 1 compaction where the agent made 1")
+    # the compaction report, from the file's own figures
+    report = page.locator(".st-key-compactions_report")
+    report.scroll_into_view_if_needed()
+    expect(main).to_contain_text("Your agent's own compactions")
+    expect(main).to_contain_text("The agent compacted 1 time")
+    expect(report).to_contain_text("155,395")  # the agent's own count (preTokens) at call 74
+    expect(report).to_contain_text("74")
+    # another stack is said against the agent's own policy, not against the raw history
+    choose(page, "Preset", "Playground · Cache-friendly (batched eviction)")
+    idle(page)
+    expect(main).to_contain_text("than your agent's own policy", timeout=30_000)
+    expect(metric(page, "Cost with this stack").locator("..")).to_contain_text("vs your agent's policy")
 
 
 def test_the_browser_bench_times_a_slider_step_and_a_preset_change_on_the_charts_tab(chromium_path):

@@ -113,3 +113,18 @@ def test_the_facts_kept_are_bounded_by_the_text_they_were_read_from(monkeypatch)
     found = [kept.of(t) for t in texts]
     assert kept.chars <= 10_000 + 1_100 and len(kept.facts) <= 10
     assert found == [tuple(facts.iter_facts(t)) for t in texts] == [kept.of(t) for t in texts]
+
+
+def test_a_line_of_syntax_alone_is_no_fact_and_no_copied_line():
+    """Issue 55, 11: ``else:`` and ``} else {`` are a language's syntax, not something a reader
+    could need; a line with a name in it is."""
+    from playground.measures.quality import quotes_of_reply
+    from policies.facts import iter_facts, syntax_only
+
+    assert syntax_only("else:") and syntax_only("} else {") and syntax_only("            return None")
+    assert not syntax_only("} else if (err != nil) {") and not syntax_only("x = foo.bar(baz)")
+    assert list(iter_facts("    else:\n        pass\n")) == []
+    reply = [
+        "                        } else {  // -------------\n    value = compute_total(items)  # the total"
+    ]
+    assert quotes_of_reply(reply) == ["value = compute_total(items)  # the total"]
