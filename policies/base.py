@@ -82,6 +82,8 @@ class Param:
     maximum: float | None = None
     optional: bool = False
     choices: tuple[str, ...] = ()  # for text: the only values allowed (the UI offers them)
+    search: bool = True  # whether a search (sweep, recommend) may tune it: not a replay's own switches
+    search_from: float | None = None  # where a search's grid centres when the default is unset
 
     def validate(self, value: Any) -> Any:
         """The value, checked and normalised; raises ParamError naming the parameter."""

@@ -83,6 +83,18 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             1,
             100,
             optional=True,
+            search_from=80,
+        ),
+        Param(
+            "auto_compact_window",
+            int,
+            None,
+            "autoCompactWindow / CLAUDE_CODE_AUTO_COMPACT_WINDOW: the window Claude Code compacts in "
+            "(unset: the model's; a larger one than the model's is held to it).",
+            100_000,
+            1_000_000,
+            optional=True,
+            search_from=200_000,
         ),
         Param(
             "rule",
@@ -91,6 +103,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             "Which release's trigger: by the session's release, 2.1.29+ (estimate at window − 33,000) "
             "or before 2.1.29 (the last call's usage at window − 45,000).",
             choices=RULES,
+            search=False,
         ),
         Param(
             "follow_record",
@@ -98,6 +111,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             True,
             "On a Claude Code session, with these defaults: compact and trim where the agent did "
             "(its own summary), while the replay is still the agent's.",
+            search=False,
         ),
         Param("summary_prompt", str, SUMMARY_PROMPT, "System prompt of the summarizer."),
     )
@@ -116,6 +130,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             and record is not None
             and record.format == FORMAT
             and self.autocompact_pct_override is None
+            and self.auto_compact_window is None
             and self.rule in (AUTO, rule_of(record.version))
         )
 
@@ -130,14 +145,15 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             return self.leave_agent_summary(event, messages, *due, "the user's /compact, as recorded")
         rule = self.rule_for(event)
         tokens = event.estimated_tokens(messages) if rule == ESTIMATE else event.reported_tokens(messages)
-        threshold = autocompact_threshold(event.context_window, self.autocompact_pct_override, rule)
+        window = min(event.context_window, self.auto_compact_window or event.context_window)
+        threshold = autocompact_threshold(window, self.autocompact_pct_override, rule)
         if threshold <= 0:  # Claude Code's windows are 100,000 tokens or more
             if event.turn == 1:
                 event.report(
                     "skip",
                     (),
-                    f"a {event.context_window:,}-token window leaves no room under the threshold "
-                    f"(window − {event.context_window - threshold:,}): it never compacts",
+                    f"a {window:,}-token window leaves no room under the threshold "
+                    f"(window − {window - threshold:,}): it never compacts",
                 )
             return None
         if tokens is None or tokens < threshold:

@@ -95,6 +95,7 @@ class CodexAutoCompactPolicy(Policy):
             1_000,
             10_000_000,
             optional=True,
+            search_from=200_000,
         ),
         Param(
             "follow_record",
@@ -102,6 +103,7 @@ class CodexAutoCompactPolicy(Policy):
             True,
             "On a Codex rollout, with the limit unset: compact where the agent did (its own kept "
             "messages and compaction item), while the replay is still the agent's.",
+            search=False,
         ),
         Param("summary_prompt", str, SUMMARIZATION_PROMPT, "System prompt of the summarizer (Codex's)."),
     )

@@ -26,9 +26,10 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from playground.analyses.own_policy import needs_reference, own_stack
 from playground.analyses.processes import process_context
 from playground.analyses.sweep import pareto_front
 from playground.cache_dir import default_cache_dir
@@ -89,11 +90,15 @@ class Budget:
     # request is a failed call, not a loss: no turn may be invalid in any session)
     percentile: float = 100.0
     max_quotes_lost: int = 0  # lines a later reply copies from an earlier result
+    # turns a provider would refuse for a broken call/result pair: none, unless the agent's own
+    # policy sends as many (the raw history holds them: no stack is to blame)
+    max_invalid_turns: int = 0
+    of_own_policy: bool = False  # the limits are what the agent's own policy loses
 
     def excess(self, figures: Mapping[str, Any]) -> list[float]:  # in the order of LIMIT_NAMES
         """How far ``figures`` (one session's totals) are over each limit; all <= 0: within."""
         return [
-            float(figures["turns_with_violations"]),  # no invalid turn
+            float(figures["turns_with_violations"] - self.max_invalid_turns),
             float(figures["turns_over_window"]),
             float(figures["distinct_facts_lost"] - self.max_facts_lost),
             float(figures.get("turns_with_must_keep_lost") or 0) if self.must_keep else 0.0,
@@ -103,7 +108,9 @@ class Budget:
 
     def said(self) -> str:
         parts = [
-            "no invalid turn",
+            f"at most {self.max_invalid_turns:,} invalid turns"
+            if self.max_invalid_turns
+            else "no invalid turn",
             f"at most {self.max_facts_lost:,} facts lost",
             f"at most {self.max_quotes_lost:,} copied lines lost"
             if self.max_quotes_lost
@@ -116,7 +123,21 @@ class Budget:
         said = ", ".join(parts)
         if self.percentile < 100:
             said += f" (the losses in {self.percentile:g} % of the sessions)"
+        if self.of_own_policy:
+            said = f"no more loss than your agent's own policy ({said}), no request over the window"
         return said
+
+    @classmethod
+    def of(cls, own: Tried) -> Budget:
+        """The default budget where the agent's own policy is the reference: no more facts lost,
+        copied lines lost, re-fetches or invalid turns than it, in any session."""
+        return cls(
+            max_facts_lost=int(own.worst("distinct_facts_lost")),
+            max_refetches=int(own.worst("refetches")),
+            max_quotes_lost=int(own.worst("distinct_quotes_lost")),
+            max_invalid_turns=int(own.worst("turns_with_violations")),
+            of_own_policy=True,
+        )
 
     def over(self, sessions: Sequence[Mapping[str, Any]]) -> list[float]:
         """Each limit's excess over ``sessions`` (a stack within the budget: all <= 0): in the
@@ -211,6 +232,36 @@ class Recommendation:
         return next(t for t in self.tried if t.kind == RAW)
 
     @property
+    def own(self) -> Tried | None:
+        """Your agent's own policy replayed, where it is the reference (the agent compacted, or
+        the raw history outgrows the window it had)."""
+        return next((t for t in self.tried if t.kind == OWN), None)
+
+    def verdict(self) -> str:
+        """The answer in one sentence: what the best stack beats, or that nothing found does."""
+        best, own = self.best, self.own
+        if best is None:
+            if own is not None:
+                return "no stack tried stays within the budget, your agent's own policy included"
+            return "no stack tried stays within the budget, not even the raw history: loosen it"
+        if own is not None and own.ran:
+            reference = own.total(self.objective) or 0.0
+            cost = best.total(self.objective) or 0.0
+            if best is own or cost >= reference - ROUNDING:
+                return (
+                    f"nothing found beats your agent's own policy ({money(reference, self.objective)}) "
+                    "within its own losses"
+                )
+            pct = 100 * (reference - cost) / reference if reference else 0.0
+            return (
+                f"{pct:.1f} % cheaper than your agent's own policy ({money(cost, self.objective)} against "
+                f"{money(reference, self.objective)}), at no more loss"
+            )
+        if not best.stack:
+            return "the raw history: no stack tried is cheaper within the budget"
+        return f"{best.origin}, the cheapest within the budget"
+
+    @property
     def best_preset(self) -> Tried | None:
         presets = [t for t in self.tried if t.feasible and t.kind == PRESET]
         return min(presets, key=lambda t: t.total(self.objective), default=None)
@@ -223,6 +274,7 @@ class Recommendation:
 
 
 RAW, PRESET, TRIAL, SIMPLER, SEARCH = "raw history", "preset", "trial", "simpler", "search"
+OWN = "your agent's own policy"
 
 
 def stack_said(stack: Sequence[PolicySpec]) -> str:
@@ -273,8 +325,9 @@ def presets_for(framework: str) -> dict[str, list[PolicySpec]]:
 
 
 def searched(param: Param) -> bool:
-    """Whether the search varies this parameter (free text and lists stay as declared)."""
-    if param.name in FREE_TEXT or param.type in (list, tuple):
+    """Whether the search varies this parameter (free text and lists stay as declared, and a
+    replay's own switches, which its declaration marks)."""
+    if not param.search or param.name in FREE_TEXT or param.type in (list, tuple):
         return False
     if param.type is str:
         return bool(param.choices)
@@ -296,7 +349,8 @@ def grid(param: Param) -> tuple[Any, ...]:
         return (False, True)
     if param.type is str:
         return tuple(param.choices)
-    low, high, default = float(param.minimum), float(param.maximum), param.default
+    low, high = float(param.minimum), float(param.maximum)
+    default = param.default if param.default is not None else param.search_from
     if default:
         candidates = [default * 2.0**k for k in range(-GRID_DOWN, GRID_STEPS + 1)]
     else:  # 0 by default (a threshold that is off): steps from a thousandth of the range up
@@ -480,7 +534,7 @@ Progress = Callable[[int, int, "Tried | None"], None]
 def recommend(
     sessions: Sequence[Session],
     settings: Sequence[Settings],
-    budget: Budget,
+    budget: Budget | None = None,
     *,
     pricing: Pricing | None = None,
     must_keep: Sequence[MustKeep] = (),
@@ -494,10 +548,13 @@ def recommend(
     cancelled: Callable[[], bool] | None = None,
 ) -> Recommendation:
     """Search for the cheapest stack within ``budget`` on ``sessions`` (each replayed with its
-    ``settings``). Deterministic first: the raw history, the presets (and each less one of its
-    policies), each allowed policy alone over its grid, pairs and triples of the best of those,
-    a local search from the best; then ``trials`` stacks proposed by the sampler, told all of
-    that; then the local search again and the best less each policy (what each does for it).
+    ``settings``). Deterministic first: the raw history, your agent's own policy where it is the
+    reference (its sessions compacted, or their raw history outgrows the window the agent had),
+    the presets (and each less one of its policies), each allowed policy alone over its grid
+    (the agent's own knobs among them), pairs and triples of the best of those, a local search
+    from the best; then ``trials`` stacks proposed by the sampler, told all of that; then the
+    local search again and the best less each policy (what each does for it). With no
+    ``budget``: no more loss than the agent's own policy where it is the reference, else none.
     ``progress(done, planned, best)`` after each batch; ``cancelled()`` stops it, keeping what
     ran (with ``resume``, the study keeps it too)."""
     if not sessions:
@@ -507,7 +564,7 @@ def recommend(
     workers = max(1, min(workers, LIMITS.max_sweep_workers))
     policies = policies_for(framework)
     presets = presets_for(framework)
-    starts = [(RAW, RAW, [])] + [(name, PRESET, stack) for name, stack in presets.items()]
+    starts = [(name, PRESET, stack) for name, stack in presets.items()]
     # each preset less one of its policies: a preset over the budget is often one policy from within it
     starts += [
         (f"{name}, less {stack[i].name}", SIMPLER, stack[:i] + stack[i + 1 :])
@@ -517,32 +574,64 @@ def recommend(
     ]
     shared = Scenario(pricing=pricing or Pricing(), must_keep=tuple(must_keep))
     job = _Job(tuple(sessions), tuple(shared.at(s) for s in settings))
-    singles = single_policies(policies)
-    name = study_name(job, budget, policies, seed)
     evaluate, close = _evaluator(job, workers, scheduler)
-    search = _Search(budget, evaluate, progress, cancelled or (lambda: False), workers)
-    search.planned = len(starts) + len(singles) + COMBINATIONS + LOCAL_ROUNDS + trials
-    done = 0
+    search = _Search(budget or Budget(), evaluate, progress, cancelled or (lambda: False), workers)
+    search.planned = len(starts) + 2 + COMBINATIONS + LOCAL_ROUNDS + trials
+    done, name = 0, ""
     try:
-        search.run([starts[0]], bounded=False)  # the raw history: whether there are dollars at all
+        search.run([(RAW, RAW, [])], bounded=False)  # the raw history: whether there are dollars at all
         search.objective = (
             "cost_usd"
             if all(s.get("cost_usd") is not None for s in search.tried[0].sessions)
             else "billed_context_tokens"
         )
-        search.run(starts[1:], bounded=False)
+        own = agent_policy(sessions, search.tried[0].sessions)
+        if own is not None:
+            preset, stack = own
+            search.run([(f"{OWN} ({preset})", OWN, stack)], bounded=False)
+            if budget is None and search.tried[-1].ran:
+                search.rejudge(Budget.of(search.tried[-1]))
+            if framework == ANY:  # the agent's own knobs are searched too
+                policies = tuple(sorted({*policies, *(s.name for s in stack)}, key=_place_and_name))
+        singles = single_policies(policies)
+        search.planned = len(search.tried) + len(starts) + len(singles) + COMBINATIONS + LOCAL_ROUNDS + trials
+        name = study_name(job, search.budget, policies, seed)
+        search.run(starts, bounded=False)
         search.run(singles)
         search.run(combinations(search, policies))
         search.refine()
         done = search.sample(_study(name, resume, seed, search, policies), policies, trials)
         search.refine()
-        without = _descend(search.tried, evaluate, budget, search.objective, done, name)
+        without = _descend(search.tried, evaluate, search.budget, search.objective, done, name)
     finally:
         close()
     seconds = time.perf_counter() - search.started
     return Recommendation(
-        budget, search.objective, tuple(search.tried), done, seconds, name, without, tuple(search.notes)
+        search.budget,
+        search.objective,
+        tuple(search.tried),
+        done,
+        seconds,
+        name,
+        without,
+        tuple(search.notes),
     )
+
+
+def agent_policy(sessions: Sequence[Session], raw: Sequence[Mapping[str, Any]]) -> tuple[str, list] | None:
+    """The agent's own policy (its preset and stack) where it is the reference for these
+    sessions: one agent recorded them all, and one of them compacted or outgrew its window
+    (``raw``: the raw history's totals in each)."""
+    found = {own_stack(s)[0] if own_stack(s) else "" for s in sessions}
+    if len(found) != 1 or "" in found:
+        return None
+    if not any(needs_reference(s, f) for s, f in zip(sessions, raw, strict=True)):
+        return None
+    return own_stack(sessions[0])
+
+
+def _place_and_name(name: str) -> tuple[int, str]:
+    return _place(name), name
 
 
 COMBINATIONS = 40  # about as many pairs and triples of the best single policies as the search tries
@@ -631,6 +720,13 @@ class _Search:
 
     def cost(self, tried: Tried) -> float:
         return tried.total(self.objective) or 0.0
+
+    def rejudge(self, budget: Budget) -> None:
+        """Judge every stack tried so far, and every later one, by ``budget``."""
+        self.budget = budget
+        self.tried = [
+            replace(t, feasible=t.ran and all(v <= 0 for v in budget.over(t.sessions))) for t in self.tried
+        ]
 
     def best(self) -> Tried | None:
         return _best(self.tried, self.objective)

@@ -23,15 +23,19 @@ def add_command(commands: Any) -> None:
     rec.add_argument("paths", nargs="+", metavar="PATH", help="transcripts, folders of them, or zip archives")
     rec.add_argument("--model", help="model (tokenizer, prices); default: each session's recorded one")
     rec.add_argument(
-        "--max-facts-lost", type=int, default=0, metavar="N", help="facts a stack may lose (default 0)"
+        "--max-facts-lost",
+        type=int,
+        metavar="N",
+        help="facts a stack may lose (default 0; where your agent's own policy is the reference, as many "
+        "as it loses)",
     )
     rec.add_argument(
         "--max-quotes-lost",
         type=int,
-        default=0,
         metavar="N",
         help="lines a later reply copies from an earlier tool result or user message (24 characters or "
-        "more) that a stack may lose (default 0)",
+        "more) that a stack may lose (default 0; where your agent's own policy is the reference, as many "
+        "as it loses)",
     )
     rec.add_argument(
         "--must-keep",
@@ -81,7 +85,18 @@ def add_command(commands: Any) -> None:
         "--scheduler", metavar="tcp://HOST:PORT", help="replay the trials on this Dask cluster instead"
     )
     add_price_argument(rec)
-    rec.add_argument("-o", "--output", metavar="BEST.yaml", help="write the recommended stack as a config")
+    rec.add_argument(
+        "-o",
+        "--output",
+        metavar="BEST.yaml",
+        help="write the recommended stack as a config, at the session's model and window",
+    )
+    rec.add_argument(
+        "--agent-settings",
+        metavar="OUT",
+        help="write the recommended stack as the agent's own settings file (Claude Code settings.json, "
+        "Codex config.toml), with a note for each part the agent cannot express",
+    )
     rec.add_argument("--json", metavar="OUT", help="write every stack tried with its figures as JSON")
 
 
@@ -95,7 +110,8 @@ def run_recommend(args: argparse.Namespace) -> int:
     missing = [path for path in args.paths if not os.path.lexists(path)]
     if missing:
         raise UsageError("no such file or directory: " + ", ".join(visible(p) for p in missing))
-    if min(args.max_facts_lost, args.max_quotes_lost) < 0 or (args.max_refetches or 0) < 0:
+    limits = (args.max_facts_lost, args.max_quotes_lost, args.max_refetches)
+    if min(limit or 0 for limit in limits) < 0:
         raise UsageError("--max-facts-lost, --max-quotes-lost and --max-refetches must be 0 or more")
     if not 0 < args.percentile <= 100:  # NaN fails too
         raise UsageError("--percentile must be over 0 and at most 100")
@@ -113,8 +129,17 @@ def run_recommend(args: argparse.Namespace) -> int:
         must_keep = parse_must_keep(args.must_keep, "--must-keep") if args.must_keep else ()
     except MustKeepError as error:
         raise UsageError(str(error)) from None
-    budget = Budget(
-        args.max_facts_lost, args.must_keep_held, args.max_refetches, args.percentile, args.max_quotes_lost
+    given = any(limit is not None for limit in limits) or args.percentile != 100 or not args.must_keep_held
+    budget = (
+        Budget(
+            args.max_facts_lost or 0,
+            args.must_keep_held,
+            args.max_refetches,
+            args.percentile,
+            args.max_quotes_lost or 0,
+        )
+        if given
+        else None  # the default: no more loss than the agent's own policy where it is the reference, else none
     )
     tty = sys.stderr.isatty()
 
@@ -139,9 +164,29 @@ def run_recommend(args: argparse.Namespace) -> int:
     if tty:
         print(file=sys.stderr)
     print(report(answer, len(sessions)))
-    if args.output and answer.best is not None:
+    if answer.best is not None and (args.output or args.agent_settings):
         config.stack, config.must_keep = list(answer.best.stack), tuple(must_keep)
-        write_whole(args.output, lambda out: out.write(config.to_yaml()))
+        if not args.model:  # the model and window every session was replayed at, where they agree
+            chosen = {(s.model, s.context_window) for s in (config.settings_for(x) for x in sessions)}
+            if len(chosen) == 1:
+                (model, window), *_ = chosen
+                config.name_model(model)
+                config.context_window = window
+        if args.output:
+            write_whole(args.output, lambda out: out.write(config.to_yaml()))
+        if args.agent_settings:
+            from playground.export import export
+            from playground.export.agent_settings import AGENT_TARGETS
+
+            target = AGENT_TARGETS.get(sessions[0].format)
+            if target is None:
+                raise UsageError(
+                    f"--agent-settings: {sessions[0].format} sessions have no agent settings file"
+                )
+            written = export(config.stack, config.settings, target)
+            for line in written.unexpressible:
+                print(f"note: {visible(str(line))}", file=sys.stderr)
+            write_whole(args.agent_settings, lambda out: out.write(written.text))
     if args.json:
         write_whole(args.json, lambda out: write_json(out, as_data(answer)))
     return 0
@@ -162,17 +207,18 @@ def report(answer: Recommendation, sessions: int) -> str:
         lines.append(answer.stopped_said())
     lines += [f"note: {note}" for note in answer.notes]
     best = answer.best
+    lines.append(f"answer: {answer.verdict()}")
     if best is None:
-        lines.append("no stack tried stays within the budget, not even the raw history: loosen it")
         return "\n".join(lines)
     if not best.stack:
-        lines.append("recommended: the raw history. No stack tried is cheaper within the budget.")
+        lines.append("recommended: the raw history.")
     else:
         lines.append(f"recommended ({best.origin}):")
         lines += [f"  {i}. {spec.name} {json.dumps(spec.params)}" for i, spec in enumerate(best.stack, 1)]
     preset = answer.best_preset
     rows = [
         ("recommended", best),
+        *([("your agent's own policy", answer.own)] if answer.own is not None else []),
         ("raw history", answer.raw),
         (f"best preset: {preset.origin}" if preset else "best preset", preset),
     ]
@@ -181,6 +227,9 @@ def report(answer: Recommendation, sessions: int) -> str:
     for label, tried in rows:
         if tried is None:
             lines.append(f"  {label:{width}}  none within the budget")
+            continue
+        if not tried.ran:
+            lines.append(f"  {label:{width}}  {'did not run' if tried.error else 'stopped early'}")
             continue
         cost = money(tried.total(objective) or 0.0, objective)
         facts, quotes = tried.total("distinct_facts_lost") or 0, tried.total("distinct_quotes_lost") or 0

@@ -355,6 +355,8 @@ class CalibratedCounter(TokenCounter):
         # the hidden steps, by the very message (of ``messages``, the raw history) they ride with
         self._hidden = {id(messages[i]): (messages[i], tokens) for i, tokens in calibration.steps}
         self._reattached: dict[str, int] = {}
+        self._opening: tuple[str, ...] = ()
+        self._typical = 0
         # the conversation before a mid-session file's first line: one message, its size fitted
         self.earlier_block: Message | None = None
         if calibration.earlier:
@@ -363,11 +365,15 @@ class CalibratedCounter(TokenCounter):
             self._hidden[id(block)] = (block, max(calibration.earlier - own, 0))
             self.earlier_block = block
 
-    def reattach(self, tokens_by_summary: dict[str, int]) -> None:
+    def reattach(self, tokens_by_summary: dict[str, int], opening: tuple[str, ...] = ()) -> None:
         """Count, with each of the agent's own compaction summaries (by its text), the content the
         agent re-attached after that compaction that the file does not hold
-        (``agent_changes.reattached``): a request holding the summary holds it too."""
+        (``agent_changes.reattached``): a request holding the summary holds it too. A summary
+        opening with one of ``opening`` (an agent's own policy compacting where the agent did
+        not) re-attaches the median of those, as the agent does after any compaction."""
         self._reattached = dict(tokens_by_summary)
+        self._opening = opening
+        self._typical = round(median(tokens_by_summary.values())) if tokens_by_summary else 0
 
     def count(self, message: Message) -> int:
         key = message.content_key()
@@ -380,7 +386,10 @@ class CalibratedCounter(TokenCounter):
             if held is not None and held[0] is message:
                 tokens += held[1]
         if self._reattached and message.kind == SUMMARY:
-            tokens += self._reattached.get(message.content, 0)
+            known = self._reattached.get(message.content)
+            if known is None and message.content.startswith(self._opening):
+                known = self._typical
+            tokens += known or 0
         return tokens
 
     def content(self, message: Message) -> int:

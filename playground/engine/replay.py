@@ -29,6 +29,8 @@ from playground.summaries.summarizers import make_summarizer
 from playground.summaries.summary_cache import SummaryCache
 from policies.agent_record import AgentRecord, RecordedTrim
 from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy, counted
+from policies.claude_code import CONTINUATION
+from policies.codex import SUMMARY_PREFIX
 from policies.messages import STANDING_ROLES, Message
 from policies.registry import PolicySpec, SpecError
 
@@ -55,6 +57,9 @@ class Settings:
 
 
 NO_TURNS = "This session has no assistant replies, so there is no inference to replay."
+# how the summaries of the coding agents' own policies open: each re-attaches what the agent
+# re-attaches after a compaction (files read again, CLAUDE.md, the todo list)
+AGENT_SUMMARY_OPENINGS = (CONTINUATION, SUMMARY_PREFIX)
 
 # event actions that record what a policy did not do: no message of the request changed
 NO_EDIT = ("skip", "summary_failed", "thrash", "budget_unmet", "idle")
@@ -218,7 +223,7 @@ def replay(
         counter = CalibratedCounter(counter, calibration, session.messages)
     trims = recorded_trims(session, counter) if len(session.usage) > 1 else ()
     if isinstance(counter, CalibratedCounter) and session.compactions:
-        counter.reattach(reattached(session, counter, trims))
+        counter.reattach(reattached(session, counter, trims), AGENT_SUMMARY_OPENINGS)
     summarizer = make_summarizer(
         settings.summarizer, api_key=api_key, cache=summary_cache, counter=counter, hosted=hosted
     )

@@ -71,7 +71,12 @@ def _claude_autocompact(spec: PolicySpec, v: dict[str, Any], missing: list[Unexp
         missing,
         "Claude Code writes its own summary; give /compact instructions instead",
     )
+    _unset(
+        spec, ("rule",), missing, "Claude Code compacts by its own release's rule; run that release instead"
+    )
     part: dict[str, Any] = {"autoCompactEnabled": True}
+    if v["auto_compact_window"] is not None:
+        part["autoCompactWindow"] = v["auto_compact_window"]
     if v["autocompact_pct_override"] is not None:
         # settings.json env reaches Claude Code itself in current releases; where it does not, export
         # it in the shell that starts claude (claude-code #63186)
@@ -104,7 +109,11 @@ def claude_code(specs: list[PolicySpec], settings: Any) -> Export:
     )
     if _absent(specs, "ClaudeCodeAutoCompactPolicy"):
         document["autoCompactEnabled"] = False  # the stack has no auto-compact: turn Claude Code's off
-    elif settings is not None and CLAUDE_CODE_WINDOW[0] <= settings.context_window <= CLAUDE_CODE_WINDOW[1]:
+    elif (
+        "autoCompactWindow" not in document
+        and settings is not None
+        and CLAUDE_CODE_WINDOW[0] <= settings.context_window <= CLAUDE_CODE_WINDOW[1]
+    ):
         document["autoCompactWindow"] = settings.context_window  # the window the replay compacted in
     return Export(
         "claude-code", json_text(document), "settings.json", "json", tuple(missing), notes_in_file=False
@@ -230,3 +239,7 @@ def gemini_cli(specs: list[PolicySpec], settings: Any) -> Export:
     return Export(
         "gemini-cli", json_text(document), "settings.json", "json", tuple(missing), notes_in_file=False
     )
+
+
+# the settings file each agent reads, by the format of the transcripts it writes
+AGENT_TARGETS = {"Claude Code session": "claude-code", "Codex CLI rollout": "codex"}
