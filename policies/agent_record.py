@@ -64,11 +64,13 @@ class AgentRecord:
 
     def compaction_due(self) -> tuple[int, RecordedCompaction] | None:
         """The agent's compaction made right before this request (after the previous reply),
-        with its place in the record; None where it made none here."""
+        with its place in the record (the last, where it made several in a row: the request is
+        what that one left); None where it made none here."""
+        due = None
         for number, compaction in enumerate(self.compactions):
             if self.previous_reply < compaction.at <= self.reply_index:
-                return number, compaction
-        return None
+                due = number, compaction
+        return due
 
     def trim_due(self) -> RecordedTrim | None:
         """The agent's trim of this very request, where it made one."""

@@ -135,11 +135,13 @@ class ClaudeCodeAutoCompactPolicy(Policy):
         )
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
-        if event.counter is None or not messages:
+        if event.counter is None:
             return None
         record = event.record
         if self.own_settings(event) and record is not None and record.following:
             return self.as_recorded(event, messages)
+        if not messages:
+            return None
         due = record.compaction_due() if record is not None and record.format == FORMAT else None
         if due is not None and due[1].trigger == "manual":  # the /compact the user typed
             return self.leave_agent_summary(event, messages, *due, "the user's /compact, as recorded")

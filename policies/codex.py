@@ -118,7 +118,7 @@ class CodexAutoCompactPolicy(Policy):
         own = record is not None and self.follow_record and self.auto_compact_token_limit is None
         if own and record.following:  # the agent's own policy, the replay still the agent's: as it did
             due = record.compaction_due()
-            if due is None or not messages:
+            if due is None:
                 return None
             event.follow_record()
             return leave_agent_summary(event, messages, *due, "as the agent did")

@@ -28,6 +28,7 @@ def real_session_path() -> Path:
 SLOW_FILES = ("tests/e2e/", "tests/parity/test_autogen_parity.py")
 SLOW_TESTS = (
     "test_recommend.py::",
+    "test_recommend_against_own.py::",
     "test_corpus.py::test_one_process_a_pool_and_a_dask_cluster_give_the_same_figures",
     "test_memory.py::test_a_corpus_runs_peak_follows_its_largest_file_not_its_count",
     "test_hostile.py::test_a_dripping_server_is_cut_off_at_the_timeout",

@@ -57,11 +57,19 @@ class OwnPolicy:
         return self.figures.get("cost_usd")
 
     @property
+    def on_recorded_usd(self) -> float | None:
+        """The own policy replayed on the calls the file records (all, in a whole log): what is
+        set against what the agent paid."""
+        saved = self.figures.get("saved_vs_recorded_usd")
+        return None if saved is None or self.paid_usd is None else round(self.paid_usd - saved, 6)
+
+    @property
     def residual_pct(self) -> float | None:
-        """The own policy replayed against what the agent paid, in percent of what it paid."""
-        if self.cost_usd is None or not self.paid_usd:
+        """The own policy replayed against what the agent paid, on the calls the file records, in
+        percent of what it paid."""
+        if self.on_recorded_usd is None or not self.paid_usd:
             return None
-        return round(100 * (self.cost_usd - self.paid_usd) / self.paid_usd, 2)
+        return round(100 * (self.on_recorded_usd - self.paid_usd) / self.paid_usd, 2)
 
     @property
     def modelled_calls(self) -> list[int]:
@@ -102,13 +110,15 @@ class OwnPolicy:
         made = f"{counted(compactions, 'compaction')} where the agent made {self.agent_compactions}"
         if self.cost_usd is None:
             return f"{name}: {self.figures.get('billed_context_tokens', 0):,} input tokens; {made}."
-        if self.paid_usd is None:
+        if self.paid_usd is None or self.on_recorded_usd is None:
             return f"{name}: {dollars(self.cost_usd)}; {made}."
         residual = self.residual_pct or 0.0
         gap = "no residual" if abs(residual) < RESIDUAL_SAID else f"residual {residual:+.1f} %"
+        calls, turns = self.figures.get("recorded_calls") or 0, self.figures.get("turns") or 0
+        some = "" if calls == turns else f" on the {calls:,} of {turns:,} calls the file records"
         return (
-            f"{name}: {dollars(self.cost_usd)} against {dollars(self.paid_usd)} the agent paid (each reply's "
-            f"output counted, as every replay is billed): {gap}; {made}; {self.cause()}."
+            f"{name}: {dollars(self.on_recorded_usd)} against {dollars(self.paid_usd)} the agent paid{some} "
+            f"(each reply's output counted, as every replay is billed): {gap}; {made}; {self.cause()}."
         )
 
     def raw_words(self) -> str:

@@ -75,7 +75,7 @@ def _session(start: int, lines: list[str], file: str) -> Session | None:
     for offset, raw in enumerate(lines[1:], start=1):
         builder.where = f"line {start + offset}"
         line = raw.rstrip()
-        if line.startswith("#### "):
+        if line.startswith("#### ") or line == "####":  # a bare "####": a blank line of the same input
             flush_reply()
             body = line[5:]
             commands += body.startswith("/")

@@ -246,7 +246,7 @@ def _read_chain(
             continue
         call_id = message.get("id") if isinstance(message.get("id"), str) else None
         text, thinking, calls = _blocks(message.get("content"), unread)
-        usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
+        usage = _with_iterations(message.get("usage") if isinstance(message.get("usage"), dict) else {})
         # a call's later lines, after the results of its first tool uses where those came first
         if open_call is not None and call_id == open_call and model == builder.models.get(open_index, model):
             builder.join_last(text, calls, thinking, index=open_index)
@@ -288,6 +288,20 @@ def _read_chain(
         )
     name = title or _first_line(first_request) or "Claude Code session"
     return builder.build(name)
+
+
+USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+
+
+def _with_iterations(usage: dict) -> dict:
+    """A call's usage: where its top-level figures are all zero and ``usage.iterations`` holds
+    the real ones (an Agent tool call in 2.1.226), their sums; as it is otherwise."""
+    iterations = usage.get("iterations")
+    if any(usage.get(f) for f in USAGE_FIELDS) or not isinstance(iterations, list):
+        return usage
+    parts = [i for i in iterations[:1_000] if isinstance(i, dict)]
+    summed = {f: sum(p[f] for p in parts if type(p.get(f)) is int and p[f] >= 0) for f in USAGE_FIELDS}
+    return {**usage, **summed} if any(summed.values()) else usage
 
 
 def _user(content: Any, builder: SessionBuilder, unread: Counter[str]) -> tuple[str, list[tuple[str, str]]]:

@@ -50,15 +50,30 @@ def looks_like(data: Any) -> bool:
 
 
 def read(data: dict, file: str) -> list[Session]:
-    messages = [
-        {"role": m.get("role"), "content": m.get("content")}
-        for m in as_list(data["history"])
-        if isinstance(m, dict)
-    ]
+    messages, observations = [], 0
+    for m in as_list(data["history"]):
+        if not isinstance(m, dict):
+            continue
+        message = {"role": m.get("role"), "content": m.get("content")}
+        for key in ("tool_calls", "tool_call_ids", "tool_call_id"):
+            if m.get(key) is not None:
+                message[key] = m[key]
+        if message["role"] == "tool" and not (m.get("tool_call_ids") or m.get("tool_call_id")):
+            message["role"] = "user"  # an observation with no call to answer: the model read it as text
+            observations += 1
+        messages.append(message)
     name = Path(file).stem if file else "SWE-agent run"
     session = openai_chat.read(messages, file, name)
     stats = as_dict(as_dict(data.get("info")).get("model_stats"))
     notes = []
+    if observations:
+        notes.append(
+            ReadWarning(
+                "history",
+                f"{observations:,} observations of role 'tool' answer no tool call (no tool_call_id): read as "
+                "user messages, the text the model was sent",
+            )
+        )
     totals = [stats.get(k) for k in ("api_calls", "tokens_sent", "tokens_received")]
     if all(isinstance(t, int) and not isinstance(t, bool) for t in totals):
         calls, sent, received = totals

@@ -196,6 +196,8 @@ def _rule_call(
     else:
         return None, ""
     calls = [r for r in replies if start <= r < at and r in session.usage]
+    if not calls:  # no recorded call before it in its stretch: nothing to put the rule to
+        return None, words
     after = bisect_left(replies, at)  # the 0-based number of the call after the compaction
     for previous, following in zip(calls, [*calls[1:], at], strict=True):
         arrived = sum(counter.count(m) for m in session.messages[previous + 1 : following])

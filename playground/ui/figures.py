@@ -72,24 +72,24 @@ def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> N
     priced = figures.get("cost_usd") is not None
     row = st.columns(4)
     against_agent = against_own(figures, own) if own is not None else {}
-    if priced and against_agent.get("saved_vs_own_pct") is not None:
-        row[0].metric(
-            "Cost with this stack",
-            dollars(figures["cost_usd"]),
-            **_change(-against_agent["saved_vs_own_pct"], "vs your agent's policy"),
-            help="Every request priced with the provider's prompt cache, plus the summaries the stack asks "
-            f"for ({dollars(figures['summary_cost_usd'])}), against your agent's own policy replayed "
-            f"({dollars(own.cost_usd or 0.0)}): the raw history could never have been sent here.",
+    if priced:
+        base = (
+            "Every request priced with the provider's prompt cache, plus the summaries the stack asks "
+            f"for ({dollars(figures['summary_cost_usd'])})"
         )
-    elif priced:
-        row[0].metric(
-            "Cost with this stack",
-            dollars(figures["cost_usd"]),
-            **_change(-figures["saved_cost_pct"], "vs raw"),
-            help="Every request priced with the provider's prompt cache, plus the summaries the stack asks "
-            f"for ({dollars(figures['summary_cost_usd'])}). The raw history, the same session sent whole "
-            f"with no policy, costs {dollars(figures['raw_cost_usd'])}.",
-        )
+        if own is not None and against_agent.get("saved_vs_own_pct") is not None:
+            change = _change(-against_agent["saved_vs_own_pct"], "vs your agent's policy")
+            help_text = (
+                f"{base}, against your agent's own policy replayed ({dollars(own.cost_usd or 0.0)}): the "
+                "reference where the agent compacted or the raw history outgrows its window."
+            )
+        else:
+            change = _change(-figures["saved_cost_pct"], "vs raw")
+            help_text = (
+                f"{base}. The raw history, the same session sent whole with no policy, costs "
+                f"{dollars(figures['raw_cost_usd'])}."
+            )
+        row[0].metric("Cost with this stack", dollars(figures["cost_usd"]), **change, help=help_text)
     else:
         row[0].metric(
             "Cost with this stack",

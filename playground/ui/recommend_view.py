@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from playground.analyses.own_policy import own_stack
 from playground.analyses.recommend import (
     ANY,
     Budget,
@@ -47,6 +48,8 @@ class RecommendJob(background.Job):
 
 
 def _search(job: RecommendJob, session, settings, budget, pricing, facts, framework, trials, seed) -> None:
+    """The search, on the job's thread; ``budget`` None: no more loss than the agent's own policy."""
+
     def progress(done: int, planned: int, best: Tried | None) -> None:
         job.done, job.planned, job.best = done, planned, best
 
@@ -125,10 +128,26 @@ def show(session: Session, scenario: Scenario) -> None:
         help="Lines of 24 characters or more that a later reply copies from an earlier tool result or user "
         "message (an edit's old text, an error quoted): lost where the request no longer holds them.",
     )
-    budget = Budget(
+    budget: Budget | None = Budget(
         int(lost), bool(held), None if refetches is None else int(refetches), max_quotes_lost=int(quotes)
     )
-    st.caption(f"Budget: {budget.said()}" + (f" ({len(facts)} declared)" if facts else "") + ".")
+    own = own_stack(session)
+    if own is not None and state.lasting(
+        st.toggle,
+        "No more loss than your agent's own policy",
+        key="recommend_against_own",
+        default=True,
+        help=f"Where {own[0]} is the reference (the agent compacted, or the raw history outgrows its window): "
+        "a stack may lose no more facts, copied lines and re-fetches than it, and send no request over the "
+        "window. The limits above apply where it is not.",
+    ):
+        budget = None
+        st.caption(
+            "Budget: no more loss than your agent's own policy, replayed first; no request over the window."
+        )
+    else:
+        assert budget is not None
+        st.caption(f"Budget: {budget.said()}" + (f" ({len(facts)} declared)" if facts else "") + ".")
     job: RecommendJob | None = st.session_state["recommend_job"]
     if job is not None and job.session != session.content_hash:  # another session: another answer
         job.cancel.set()
@@ -163,20 +182,26 @@ def _answer(job: RecommendJob) -> None:
     for note in answer.notes:
         st.info(escape_markdown(note))
     best = answer.best
+    verdict = answer.verdict()
+    st.markdown(f"**Answer: {escape_markdown(verdict[0].upper() + verdict[1:])}.**")
+    st.caption(f"Budget: {escape_markdown(answer.budget.said())}.")
     if best is None:
-        st.error("No stack tried stays within the budget, not even the raw history: allow more facts lost.")
+        st.error("No stack tried stays within the budget: allow more facts lost.")
         return
     objective = answer.objective
-    if not best.stack:
-        st.success("The raw history is the answer: no stack tried is cheaper within the budget.")
-    else:
+    if best.stack:
         st.success(
             f"**Recommended** ({escape_markdown(best.origin)}): " + escape_markdown(stack_said(best.stack))
         )
         st.button(
             "Load it into the editor", on_click=_load, args=(best,), key="recommend_load", type="primary"
         )
-    rows = [("recommended", best), ("raw history", answer.raw), ("best preset", answer.best_preset)]
+    rows = [
+        ("recommended", best),
+        *([("your agent's own policy", answer.own)] if answer.own is not None else []),
+        ("raw history", answer.raw),
+        ("best preset", answer.best_preset),
+    ]
     table = pd.DataFrame(
         [
             {

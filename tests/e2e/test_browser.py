@@ -826,6 +826,33 @@ def test_recommend_a_stack_see_progress_load_it_into_the_editor_and_export_it(pa
         assert name in text or f"- {name}:" in text  # exported, or listed as what pyagentic lacks
 
 
+def test_recommend_on_a_compacting_session_answers_against_the_agent_s_own_policy_as_the_cli_does(page):
+    """Issue 56: on a session whose agent compacted, the Recommend tab's default budget is no more
+    loss than the agent's own policy, and its answer is the command line's, word for word."""
+    from playground.analyses.recommend import recommend
+    from playground.analyses.sweep import default_workers
+
+    upload(page, "Upload transcripts", ERK)
+    page.get_by_role("tab", name="Recommend").click()
+    idle(page)
+    expect(page.get_by_text("No more loss than your agent's own policy", exact=True)).to_be_visible()
+    trials = page.get_by_label("Stacks to propose")
+    trials.fill("8")
+    trials.press("Enter")
+    idle(page)
+    page.get_by_role("button", name="Recommend a stack").click()
+    answer = page.get_by_text(re.compile(r"^Answer: "))
+    expect(answer).to_be_visible(timeout=120_000)
+    (session,) = read_path(ERK)
+    expected = recommend(
+        [session], [Config().settings_for(session)], None, trials=8, seed=0, workers=default_workers()
+    )
+    verdict = expected.verdict()
+    assert answer.inner_text() == f"Answer: {verdict[0].upper() + verdict[1:]}."
+    assert "your agent's own policy" in verdict
+    expect(page.get_by_text("no more loss than your agent's own policy (", exact=False)).to_be_visible()
+
+
 LAPTOP = {"width": 1366, "height": 768}
 
 

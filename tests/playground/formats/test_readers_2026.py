@@ -1,0 +1,105 @@
+"""Issue 57: what the agents wrote in 2026, read one turn and one recorded call per model call."""
+
+from __future__ import annotations
+
+import json
+
+from playground.formats import read_bytes
+
+
+def test_a_bare_aider_input_line_is_a_blank_line_of_the_same_input_not_a_reply():
+    """Aider writes a blank line inside a multi-line or pasted input as ``####`` alone: part of
+    the user's input. One turn per model call, as the ``> Tokens:`` lines count them."""
+    log = "\n".join(
+        [
+            "# aider chat started at 2026-03-01 10:00:00",
+            "",
+            "> Main model: claude-sonnet-4-5",
+            "",
+            "#### Fix the parser:",
+            "####  ",
+            "#### def parse(x):",
+            "####",
+            "####     return int(x)",
+            "",
+            "The parser now handles spaces.",
+            "",
+            "> Tokens: 2.4k sent, 104 received. Cost: $0.0088 message, $0.0088 session.",
+            "",
+            "#### thanks",
+            "",
+            "You're welcome.",
+            "",
+            "> Tokens: 2.6k sent, 10 received. Cost: $0.0080 message, $0.0168 session.",
+        ]
+    )
+    (session,) = read_bytes(log.encode(), ".aider.chat.history.md")
+    roles = [m.role for m in session.messages]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    assert session.messages[0].content == "Fix the parser:\n\ndef parse(x):\n\n    return int(x)"
+    assert session.turns == len(session.usage) == 2  # one per Tokens line
+    assert session.usage[1] == 2_400 and session.messages[1].content == "The parser now handles spaces."
+
+
+def test_a_claude_code_call_whose_usage_is_in_its_iterations_is_a_recorded_call():
+    """2.1.226: an Agent tool call's top-level usage is all zero, ``usage.iterations`` holds the
+    real figures: summed, the call is billed (it was dropped)."""
+    zero = {
+        "input_tokens": 0,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 0,
+    }
+    iterations = [
+        {
+            "input_tokens": 3,
+            "cache_creation_input_tokens": 1_200,
+            "cache_read_input_tokens": 40_000,
+            "output_tokens": 90,
+        },
+        {
+            "input_tokens": 2,
+            "cache_creation_input_tokens": 300,
+            "cache_read_input_tokens": 41_200,
+            "output_tokens": 60,
+        },
+    ]
+    lines = [
+        {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "version": "2.1.226",
+         "message": {"role": "user", "content": "look into it"}},
+        {"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "version": "2.1.226",
+         "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-6",
+                     "content": [{"type": "text", "text": "Done."}],
+                     "usage": {**zero, "iterations": iterations}}},
+    ]  # fmt: skip
+    data = "\n".join(json.dumps(line) for line in lines).encode()
+    (session,) = read_bytes(data, "s.jsonl")
+    assert session.usage == {
+        1: sum(
+            i["input_tokens"] + i["cache_creation_input_tokens"] + i["cache_read_input_tokens"]
+            for i in iterations
+        )
+    }
+    assert session.cache_reads[1] == 81_200 and session.outputs[1] == 150
+    assert session.agent_version == "2.1.226"
+
+
+def test_an_old_swe_agent_trajectory_with_observations_of_no_call_is_read_again():
+    """A regression: a ``.traj`` whose observations have role ``tool`` but no ``tool_call_id``
+    (SWE-agent's text-only history) was refused; they are what the model read, as text."""
+    history = [
+        {"role": "system", "content": "You are an agent.", "agent": "primary"},
+        {"role": "user", "content": "Fix the bug.", "agent": "primary"},
+        {"role": "assistant", "content": "ls", "agent": "primary", "thought": "look", "action": "ls"},
+        {"role": "tool", "content": "a.py b.py", "agent": "primary", "message_type": "observation"},
+        {"role": "assistant", "content": "submit", "agent": "primary", "thought": "done", "action": "submit"},
+    ]
+    traj = {
+        "history": history,
+        "trajectory": [],
+        "info": {"model_stats": {"api_calls": 2, "tokens_sent": 100, "tokens_received": 10}},
+    }
+    (session,) = read_bytes(json.dumps(traj).encode(), "run.traj")
+    assert [m.role for m in session.messages] == ["system", "user", "assistant", "user", "assistant"]
+    assert session.turns == 2
+    assert any("answer no tool call" in str(w) for w in session.warnings)
