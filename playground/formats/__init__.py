@@ -122,6 +122,8 @@ def _read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None) -> l
                 sessions = sessions_from_data(data, file)
         except TranscriptError as error:
             sessions = _agent_log_past_bad_lines(text, file, error)
+    if not sessions:  # a reader that found nothing to read never passes for an empty session
+        raise TranscriptError(file, "", "no session in the file: nothing of its shape holds a message")
     check_sessions(len(sessions), file)  # whatever the reader, a file's sessions are bounded
     return sessions
 

@@ -12,7 +12,7 @@ earliest call of that name still open. ``invoke_agent`` spans the run.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from dataclasses import replace
 from typing import Any
 
@@ -39,7 +39,7 @@ def read(data: dict, file: str) -> list[Session]:
         (s for s in data["spans"] if isinstance(s, dict)), key=lambda s: _number(s.get("start_time"))
     )
     passed: Counter[str] = Counter()
-    open_calls: list[ToolCall] = []  # called and not answered yet, in order
+    open_calls: dict[str, deque[ToolCall]] = defaultdict(deque)  # by tool name: called, not answered yet
     cost, priced, agent, model = 0.0, 0, "", ""
     for n, span in enumerate(spans):
         attributes = as_dict(span.get("attributes"))
@@ -50,21 +50,21 @@ def read(data: dict, file: str) -> list[Session]:
             if not builder.messages:
                 for message in _json(attributes.get("gen_ai.input.messages"), builder) or []:
                     _input(message, builder)
-            calls = _reply(builder, attributes, span, n, model)
-            open_calls += calls
+            for call in _reply(builder, attributes, span, n, model):
+                open_calls[call.name].append(call)
             call_cost = [attributes.get(f"gen_ai.usage.{k}_cost") for k in ("input", "output")]
             amounts = [reported_cost(c) for c in call_cost]
             if all(a is not None for a in amounts):
                 cost, priced = cost + sum(amounts), priced + 1
         elif operation == "execute_tool":
             name = attributes.get("gen_ai.tool.name")
-            answered = next((c for c in open_calls if c.name == name), None)
-            if answered is None:
+            waiting = open_calls.get(name) if isinstance(name, str) else None
+            if not waiting:
                 builder.warn(
                     builder.where, f"a result of {label_of(name)} that no open call asked for: left out"
                 )
                 continue
-            open_calls.remove(answered)
+            answered = waiting.popleft()  # the oldest open call of that tool
             builder.add("tool", _text(attributes.get("gen_ai.output")), tool_call_ids=(answered.id,))
         elif operation == "invoke_agent":
             agent = str(attributes.get("gen_ai.agent.name") or agent)[:80]

@@ -34,6 +34,7 @@ def read(items: list, file: str) -> list[Session]:
     calls: dict[str, int] = {}  # apiCallId -> raw index of its reply
     reasoning = 0  # replies carrying encrypted reasoning (fed back, not readable)
     first_request, model = "", None
+    last_system = None  # the last system text read: each event compared with it, not with all read
     for number, event in enumerate(items, start=1):
         builder.where = f"line {number}"
         if not isinstance(event, dict):
@@ -42,11 +43,11 @@ def read(items: list, file: str) -> list[Session]:
         kind, data = event.get("type"), as_dict(event.get("data"))
         if kind == "system.message":
             text = data.get("content") if isinstance(data.get("content"), str) else ""
-            system = [m for m in builder.messages if m.role == "system"]
-            if system and system[-1].content == text:
+            if last_system is not None and last_system == text:
                 passed["system.message repeating the last"] += 1
             elif text:
                 builder.add("system", text)
+                last_system = text
         elif kind == "user.message":
             sent = data.get("transformedContent")
             text = sent if isinstance(sent, str) and sent else data.get("content")

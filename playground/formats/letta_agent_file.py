@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from playground.engine.session import ReadWarning, Session
+from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import openai_chat
 from playground.formats.builder import as_dict, as_list
 from policies.base import counted
@@ -40,19 +40,23 @@ def _is_agent(data: dict) -> bool:
 
 def read(data: dict, file: str) -> list[Session]:
     agents = data["agents"] if isinstance(data.get("agents"), list) else [data]
-    return [_agent(agent, file, n) for n, agent in enumerate(agents) if isinstance(agent, dict)]
+    sessions = [_agent(agent, file, n) for n, agent in enumerate(agents) if isinstance(agent, dict)]
+    if not sessions:
+        raise TranscriptError(file, "agents", f"no agent object among its {len(agents):,} entries")
+    return sessions
 
 
 def _agent(agent: dict, file: str, n: int) -> Session:
     config = as_dict(agent.get("llm_config"))
     model = config.get("model") if isinstance(config.get("model"), str) else None
-    kept, renders = [], 0
+    kept, renders, has_system = [], 0, False
     for message in as_list(agent.get("messages")):
         if not isinstance(message, dict):
             continue
-        if message.get("role") == "system" and any(m.get("role") == "system" for m in kept):
+        if message.get("role") == "system" and has_system:
             renders += 1
             continue
+        has_system = has_system or message.get("role") == "system"
         kept.append(
             {
                 key: message[key]

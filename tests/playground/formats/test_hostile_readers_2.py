@@ -1,0 +1,97 @@
+"""Issue 58, 1-3 and 15: the readers added last round take time linear in their file, and a
+file of their shape holding nothing they can read is refused with its reason.
+
+Each hostile file is made by the test at two sizes; the reader's CPU time on the double may be
+about twice the single's (before: 20 s for a 14 KB Copilot log, 40 s for a 4.6 KB Letta file,
+52 s for an 18.7 KB any-agent trace, each growing with the square)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from playground.engine.session import TranscriptError
+from playground.formats import read_bytes
+from tests.timing import grows_linearly
+
+
+def copilot_system_messages(n: int) -> bytes:
+    """``n`` distinct system messages: each compared with every message read so far."""
+    events = [
+        {"type": "session.start", "data": {"sessionId": "s"}, "id": "0", "timestamp": "2026-07-19T23:12:34Z"}
+    ]
+    events += [{"type": "system.message", "data": {"content": f"rule {i}"}} for i in range(n)]
+    events += [
+        {"type": "user.message", "data": {"content": "go"}},
+        {"type": "assistant.message", "data": {"content": "ok", "apiCallId": "c1", "model": "gpt-5"}},
+    ]
+    return "\n".join(json.dumps(e) for e in events).encode()
+
+
+def letta_system_renders(n: int) -> bytes:
+    """A conversation, then ``n`` re-renders of the system message: each was checked against
+    every message kept before the first."""
+    messages = [{"role": r, "content": "x"} for _ in range(n // 2) for r in ("user", "assistant")]
+    messages += [{"role": "system", "content": f"memory {i}"} for i in range(n)]
+    return json.dumps(
+        {"agents": [{"name": "a", "llm_config": {"model": "gpt-4o"}, "messages": messages}]}
+    ).encode()
+
+
+def any_agent_tool_results(n: int) -> bytes:
+    """One call asking for ``n`` tools, then ``n`` results: each scanned every open call."""
+    calls = [{"tool.name": f"tool{i}", "tool.args": "{}"} for i in range(n)]
+    spans = [
+        {
+            "name": "call_llm m",
+            "start_time": 1,
+            "attributes": {
+                "gen_ai.operation.name": "call_llm",
+                "gen_ai.request.model": "gpt-4o",
+                "gen_ai.input.messages": json.dumps([{"role": "user", "content": "go"}]),
+                "gen_ai.output": json.dumps(calls),
+                "gen_ai.output.type": "json",
+            },
+        },
+    ]
+    spans += [
+        {"name": f"execute_tool tool{i}", "start_time": 2 + i, "attributes": {
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": f"tool{n - 1 - i}", "gen_ai.output": "ok"}}
+        for i in range(n)
+    ]  # fmt: skip
+    return json.dumps({"spans": spans, "final_output": "done"}).encode()
+
+
+LINEAR = {
+    "Copilot CLI system messages": (copilot_system_messages, "events.jsonl", 8_000),
+    "Letta system re-renders": (letta_system_renders, "agent.af", 8_000),
+    "any-agent tool results": (any_agent_tool_results, "trace.json", 3_000),
+}
+
+
+@pytest.mark.parametrize("make, file, size", LINEAR.values(), ids=LINEAR.keys())
+def test_a_reader_added_last_round_takes_time_linear_in_its_file(make, file, size):
+    sessions = read_bytes(make(size), file)
+    assert sessions and sessions[0].messages
+    single, double = grows_linearly(lambda data: read_bytes(data, file), make, size)
+    assert double < 3 * single + 0.3, f"{single:.2f} s, then {double:.2f} s on twice the file"
+
+
+def test_each_result_answers_the_oldest_open_call_of_its_tool():
+    (session,) = read_bytes(any_agent_tool_results(3), "trace.json")
+    call = next(m for m in session.messages if m.role == "assistant")
+    results = [m for m in session.messages if m.role == "tool"]
+    by_name = {c.id: c.name for c in call.tool_calls}
+    assert [by_name[m.tool_call_id] for m in results] == ["tool2", "tool1", "tool0"]
+
+
+def test_the_system_messages_are_kept_once_each_as_they_came():
+    (session,) = read_bytes(copilot_system_messages(3), "events.jsonl")
+    assert [m.content for m in session.messages if m.role == "system"] == ["rule 0", "rule 1", "rule 2"]
+
+
+def test_a_letta_file_of_no_agent_object_is_refused_with_its_reason():
+    """``{"agents": [1]}``: a CLI traceback before, and an upload that vanished in the app."""
+    with pytest.raises(TranscriptError, match="no agent object among its 1 entries"):
+        read_bytes(b'{"agents": [1]}', "agent.af")
