@@ -579,6 +579,7 @@ def recommend(
     search.planned = len(starts) + 2 + COMBINATIONS + LOCAL_ROUNDS + trials
     done, name = 0, ""
     try:
+        search.report()  # progress from the first moment: nothing tried yet, and how much is planned
         search.run([(RAW, RAW, [])], bounded=False)  # the raw history: whether there are dollars at all
         search.objective = (
             "cost_usd"
