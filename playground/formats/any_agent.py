@@ -101,7 +101,7 @@ def _reply(builder: SessionBuilder, attributes: dict, span: dict, n: int, model:
             attributes.get("gen_ai.usage.output_tokens"), "gen_ai.usage.output_tokens"
         ),
         model=model or None,
-        time=_number(span.get("start_time")) / 1e9 or None,
+        time=builder.reply_time(_number(span.get("start_time")) / 1e9 or None),
     )
     return calls
 
@@ -133,4 +133,15 @@ def _text(value: Any) -> str:
 
 
 def _number(value: Any) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    """A span's start in nanoseconds, as its order and its reply's time; one out of any clock's
+    range (±1e38) is unknown, 0."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return 0.0
+    try:
+        number = float(value)
+    except OverflowError:
+        return 0.0
+    return number if 0 <= number < MAX_NANOSECONDS else 0.0
+
+
+MAX_NANOSECONDS = 1e20  # year 5138: later is no time

@@ -121,6 +121,9 @@ class _Join:
         return "".join(parts)
 
 
+MAX_NAME = 200  # characters of a session's or a model's name kept: a name, not a payload
+
+
 class SessionBuilder:
     """Collects messages in raw order; each gets its raw index as ``source``."""
 
@@ -233,7 +236,7 @@ class SessionBuilder:
         if output is not None:
             self.outputs[index] = output
         if model:
-            self.models[index] = self._valid_text(model, "model")[:200]
+            self.models[index] = self._valid_text(model, "model")[:MAX_NAME]
 
     def last_is_open_assistant(self) -> bool:
         """Whether the last message is an assistant reply that more calls may still join."""
@@ -403,7 +406,7 @@ class SessionBuilder:
         if len(self.messages) > LIMITS.max_messages:
             raise self.error("", too_many_messages(len(self.messages)))
         return Session(
-            name=visible(name),
+            name=visible(name[:MAX_NAME]),  # a 20 MB model name in a name goes in no row whole
             format=self.format,
             messages=tuple(self.messages),
             usage=self.usage,

@@ -113,12 +113,17 @@ def _span(span: Any, file: str) -> dict:
     }
 
 
+MAX_SECONDS = 1e11  # a start later than this (year 5138) is no time: read as unknown (0)
+
+
 def _seconds(value: Any) -> float:
     """A span's start as Unix seconds: OTLP's nanoseconds (text or number) or ISO 8601 text."""
     try:
-        return int(value) / 1e9
-    except (TypeError, ValueError):
-        pass
+        seconds = int(value) / 1e9
+    except (TypeError, ValueError, OverflowError):  # a 400-digit number is no time
+        seconds = None
+    if seconds is not None:
+        return seconds if 0 <= seconds < MAX_SECONDS else 0.0
     if isinstance(value, str):
         from datetime import UTC, datetime
 

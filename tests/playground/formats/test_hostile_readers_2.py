@@ -95,3 +95,32 @@ def test_a_letta_file_of_no_agent_object_is_refused_with_its_reason():
     """``{"agents": [1]}``: a CLI traceback before, and an upload that vanished in the app."""
     with pytest.raises(TranscriptError, match="no agent object among its 1 entries"):
         read_bytes(b'{"agents": [1]}', "agent.af")
+
+
+def test_times_out_of_any_clock_s_range_and_huge_names_are_cut_not_raised():
+    """Issue 58, 14 and 17: an any-agent ``start_time`` of ±1e38 ns and an OTel
+    ``startTimeUnixNano`` of 400 digits read as unknown times (an OverflowError on every rerun of
+    the app's picker, a CLI traceback before); a 20 MB model name is cut in the session's name."""
+    spans = json.loads(any_agent_tool_results(2))
+    spans["spans"][0]["start_time"] = 1e38
+    spans["spans"][1]["start_time"] = -1e38
+    (session,) = read_bytes(json.dumps(spans).encode(), "trace.json")
+    assert all(t is None or 0 <= t < 1e11 for t in session.times.values())
+    huge = "m" * 2_000_000
+    otel = {
+        "resourceSpans": [{"scopeSpans": [{"spans": [{
+            "traceId": "t", "name": "chat", "startTimeUnixNano": "9" * 400,
+            "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                {"key": "gen_ai.request.model", "value": {"stringValue": huge}},
+                {"key": "gen_ai.input.messages", "value": {"stringValue": json.dumps([{"role": "user", "content": "hi"}])}},
+                {"key": "gen_ai.output.messages", "value": {"stringValue": json.dumps([{"role": "assistant", "content": "hello"}])}},
+            ],
+        }]}]}]
+    }  # fmt: skip
+    try:
+        sessions = read_bytes(json.dumps(otel).encode(), "otel.json")
+    except TranscriptError as error:  # refused with a reason is as good: never a traceback
+        assert "9999" not in str(error)[:300]
+        return
+    assert all(len(s.name) <= 200 for s in sessions)
