@@ -17,7 +17,14 @@ from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, label_of, reported_cost
+from playground.formats.builder import (
+    SessionBuilder,
+    arguments_text,
+    as_dict,
+    label_of,
+    reported_cost,
+    summed_cost,
+)
 from playground.formats.json_text import bounds_error, loads
 from policies.messages import ToolCall
 
@@ -40,7 +47,8 @@ def read(data: dict, file: str) -> list[Session]:
     )
     passed: Counter[str] = Counter()
     open_calls: dict[str, deque[ToolCall]] = defaultdict(deque)  # by tool name: called, not answered yet
-    cost, priced, agent, model = 0.0, 0, "", ""
+    costs: list[float | None] = []  # each priced call's own bill
+    agent, model = "", ""
     for n, span in enumerate(spans):
         attributes = as_dict(span.get("attributes"))
         operation = attributes.get("gen_ai.operation.name")
@@ -55,7 +63,7 @@ def read(data: dict, file: str) -> list[Session]:
             call_cost = [attributes.get(f"gen_ai.usage.{k}_cost") for k in ("input", "output")]
             amounts = [reported_cost(c) for c in call_cost]
             if all(a is not None for a in amounts):
-                cost, priced = cost + sum(amounts), priced + 1
+                costs.append(summed_cost(amounts))
         elif operation == "execute_tool":
             name = attributes.get("gen_ai.tool.name")
             waiting = open_calls.get(name) if isinstance(name, str) else None
@@ -72,8 +80,9 @@ def read(data: dict, file: str) -> list[Session]:
             passed[label_of(operation)] += 1
     builder.warn_counts("spans passed over", dict(passed))
     session = builder.build(f"{agent or 'any-agent'} · {model}" if model else agent or "any-agent run")
-    if priced:
-        return [replace(session, reported_cost_usd=round(cost, 10))]
+    bill = summed_cost(costs)  # finite parts may add past any bill, to infinity: then none
+    if bill is not None:
+        return [replace(session, reported_cost_usd=round(bill, 10))]
     return [session]
 
 

@@ -38,12 +38,23 @@ def label_of(value: Any) -> str:
     return kind_of(value)
 
 
+MAX_REPORTED_USD = 1_000_000.0  # no session costs this; a bigger figure is an error or an attack
+
+
 def reported_cost(value: Any) -> float | None:
     """A bill a file records in dollars (an agent's own ``cost``): a finite number, not
-    negative; None for anything else."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
-        return float(value)
+    negative, under ``MAX_REPORTED_USD``; None for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value) if 0 <= value <= MAX_REPORTED_USD else None
     return None
+
+
+def summed_cost(amounts: list[float | None]) -> float | None:
+    """The agent's own bill of a session from its calls' (``reported_cost`` each): None where a
+    call has none, or where finite parts add up past ``MAX_REPORTED_USD`` (to infinity, even)."""
+    if not amounts or any(a is None for a in amounts):
+        return None
+    return reported_cost(math.fsum(a for a in amounts if a is not None))
 
 
 def as_list(value: Any) -> list:

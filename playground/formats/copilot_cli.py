@@ -14,7 +14,14 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from playground.formats.builder import (
+    MAX_RECORDED_TOKENS,
+    SessionBuilder,
+    arguments_text,
+    as_dict,
+    as_list,
+    label_of,
+)
 from policies.base import counted
 from policies.messages import ToolCall
 
@@ -100,7 +107,13 @@ def _reply(builder: SessionBuilder, data: dict, calls: dict[str, int], model: st
         index = calls[call]
         builder.join_last(text, requests, index=index)
         if output is not None:
-            builder.outputs[index] = builder.outputs.get(index, 0) + output
+            total = builder.outputs.get(index, 0) + output
+            if total > MAX_RECORDED_TOKENS:  # each part within bounds, their sum past any reply
+                builder.warn(
+                    builder.where, f"outputTokens of one call add up past {MAX_RECORDED_TOKENS:,}: not added"
+                )
+            else:
+                builder.outputs[index] = total
         return
     builder.add(
         "assistant", text, tool_calls=requests, output=output, model=model, time=builder.reply_time(stamp)

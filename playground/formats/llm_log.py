@@ -16,7 +16,7 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import openai_chat
-from playground.formats.builder import as_dict, as_list, reported_cost
+from playground.formats.builder import MAX_RECORDED_TOKENS, as_dict, as_list, reported_cost, summed_cost
 
 FORMAT = "LLM completion log"
 
@@ -61,8 +61,7 @@ def read(data: Any, file: str) -> list[Session]:
             messages[index]["extra"] = {"timestamp": log["timestamp"]}
     session = openai_chat.read(messages, file, _name(last, file), tools=last.get("tools"))
     costs = [log.get("cost") for log in calls.values()]
-    amounts = [reported_cost(c) for c in costs]
-    reported = sum(amounts) if amounts and None not in amounts else None
+    reported = summed_cost([reported_cost(c) for c in costs])
     return [
         replace(
             session,
@@ -79,7 +78,7 @@ def _writes(session: Session, calls: dict[int, dict]) -> dict[int, int]:
     writes = {}
     for index, log in calls.items():
         value = as_dict(log["response"].get("usage")).get("cache_creation_input_tokens")
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_RECORDED_TOKENS:
             writes[index] = value
     return writes or session.cache_writes
 

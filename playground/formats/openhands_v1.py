@@ -20,7 +20,14 @@ from collections import Counter
 from typing import Any
 
 from playground.engine.session import RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from playground.formats.builder import (
+    MAX_RECORDED_TOKENS,
+    SessionBuilder,
+    arguments_text,
+    as_dict,
+    as_list,
+    label_of,
+)
 from playground.formats.json_text import zip_member
 from playground.limits import LIMITS, over
 from policies.messages import ToolCall
@@ -102,6 +109,12 @@ def read(items: list, file: str, base_state: dict | None = None) -> list[Session
                 continue
             model = usage.pop("model", None) or model
             growth = {k: usage[k] - totals[k] for k in USAGE}
+            if any(v > MAX_RECORDED_TOKENS for v in growth.values()):  # 2e39 tokens is no call's
+                builder.warn(
+                    builder.where,
+                    f"stats growing by more than {MAX_RECORDED_TOKENS:,} tokens: no call's usage",
+                )
+                continue
             totals = {k: usage[k] for k in USAGE}
             if not (all(v >= 0 for v in growth.values()) and any(growth.values())):
                 continue

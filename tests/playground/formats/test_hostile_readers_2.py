@@ -124,3 +124,36 @@ def test_times_out_of_any_clock_s_range_and_huge_names_are_cut_not_raised():
         assert "9999" not in str(error)[:300]
         return
     assert all(len(s.name) <= 200 for s in sessions)
+
+
+def test_absurd_recorded_figures_are_left_out_not_billed():
+    """Issue 58, 10-12: an LLM log's 2e39 cache writes, a Copilot call's output summed past any
+    reply, and per-call costs that add up to infinity: left out (with a word), never a bill of
+    $30,599,999,… or "$inf"."""
+    log = {
+        "messages": [{"role": "user", "content": "hi"}],
+        "response": {
+            "model": "claude-sonnet-4-5",
+            "choices": [{"message": {"role": "assistant", "content": "hello"}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "cache_creation_input_tokens": 2 * 10**39},
+        },
+        "cost": 1e308,
+    }
+    (session,) = read_bytes(json.dumps([log, {**log, "cost": 1e308}]).encode(), "logs.json")
+    assert all(v <= 100_000_000 for v in session.cache_writes.values())
+    assert session.reported_cost_usd is None  # two finite costs whose sum is infinite: no bill
+    events = [
+        {"type": "session.start", "data": {"sessionId": "s"}, "id": "0", "timestamp": "2026-07-19T23:12:34Z"},
+        {"type": "user.message", "data": {"content": "go"}},
+        {"type": "assistant.message", "data": {"content": "a", "apiCallId": "c", "outputTokens": 90_000_000}},
+        {"type": "assistant.message", "data": {"content": "b", "apiCallId": "c", "outputTokens": 90_000_000}},
+    ]
+    (copilot,) = read_bytes("\n".join(json.dumps(e) for e in events).encode(), "events.jsonl")
+    assert all(v <= 100_000_000 for v in copilot.outputs.values())
+    assert any("add up past" in str(w) for w in copilot.warnings)
+    spans = json.loads(any_agent_tool_results(1))
+    spans["spans"][0]["attributes"].update(
+        {"gen_ai.usage.input_cost": 1e308, "gen_ai.usage.output_cost": 1e308}
+    )
+    (traced,) = read_bytes(json.dumps(spans).encode(), "trace.json")
+    assert traced.reported_cost_usd is None
