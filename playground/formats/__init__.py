@@ -26,6 +26,7 @@ from playground.formats import (
     llm_log,
     openhands_v1,
 )
+from playground.formats.beside import reading_from_disk
 from playground.formats.builder import read_time_bounded, too_many_messages
 from playground.formats.catalogue import DOCUMENT_READERS, LINE_LOG_READERS, MESSAGE_DIALECTS, MessageList
 from playground.formats.json_text import json_lines, parse_json
@@ -35,7 +36,7 @@ from policies.base import shown
 
 def read_path(path: str | os.PathLike) -> list[Session]:
     """Every session in the file at ``path`` (most files hold one), within ``max_read_seconds``."""
-    with read_time_bounded():
+    with read_time_bounded(), reading_from_disk():
         return _read_path(os.fspath(path))
 
 

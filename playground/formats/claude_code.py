@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
+from playground.formats.beside import may_look_beside
 from playground.formats.builder import (
     SessionBuilder,
     arguments_text,
@@ -100,7 +101,7 @@ def _nested(item: dict) -> dict | None:
 def _subagent_files(file: str) -> list[Path]:
     """The subagent files Claude Code 2.x keeps beside a session, ``<session>/subagents/agent-*.jsonl``."""
     folder = Path(file).with_suffix("") / "subagents"
-    if not file or not folder.is_dir():
+    if not file or not may_look_beside() or not folder.is_dir():
         return []
     return sorted(folder.glob("agent-*.jsonl"))[: LIMITS.max_sessions]
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from playground.engine.session import Session, TranscriptError
+from playground.formats.beside import may_look_beside
 from playground.formats.builder import (
     SessionBuilder,
     arguments_text,
@@ -63,6 +64,8 @@ def ui_only(file: str) -> TranscriptError:
 def requests_beside(file: str) -> list[dict]:
     """The requests of the ui_messages.json in the history's folder, if there is one."""
     path = Path(file).with_name(UI)
+    if not may_look_beside():  # an upload: its name names no file here
+        return []
     try:
         if Path(file).name != HISTORY or not path.is_file() or path.stat().st_size > 50 * 2**20:
             return []

@@ -19,6 +19,7 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats import openai_chat
+from playground.formats.beside import may_look_beside
 from playground.formats.builder import as_dict, as_list, reported_cost
 
 FORMAT = "SWE-agent trajectory"
@@ -108,12 +109,13 @@ def read(data: dict, file: str) -> list[Session]:
 
 
 def _model(file: str) -> str:
-    """The run's model: ``args.yaml`` beside the file, else the run folder's first part."""
+    """The run's model: ``args.yaml`` beside the file (on disk only), else the run folder's first
+    part of its name."""
     if not file:
         return ""
     folder = Path(file).parent
     args = folder / "args.yaml"
-    if args.is_file():
+    if may_look_beside() and args.is_file():
         try:
             found = _MODEL_LINE.search(args.read_text(errors="replace")[: 2**16])
         except OSError:

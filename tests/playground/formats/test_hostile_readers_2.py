@@ -157,3 +157,27 @@ def test_absurd_recorded_figures_are_left_out_not_billed():
     )
     (traced,) = read_bytes(json.dumps(spans).encode(), "trace.json")
     assert traced.reported_cost_usd is None
+
+
+def test_an_upload_never_reads_a_file_its_name_points_at(tmp_path):
+    """Issue 58, 16: an upload named after a server folder read that folder's ``args.yaml`` and
+    showed its model; the same file read from disk still finds what lies beside it."""
+    from playground.formats import read_path
+
+    run = tmp_path / "secret-run"
+    run.mkdir()
+    (run / "args.yaml").write_text("model:\n  model_name: the-server-s-secret-model\n")
+    traj = {
+        "history": [
+            {"role": "user", "content": "fix it"},
+            {"role": "assistant", "content": "done", "thought": "t", "action": "submit"},
+        ],
+        "trajectory": [],
+        "info": {"model_stats": {"api_calls": 1, "tokens_sent": 10, "tokens_received": 2}},
+    }
+    data = json.dumps(traj).encode()
+    (uploaded,) = read_bytes(data, str(run / "task.traj"))  # an upload's name, as a browser may send it
+    assert "the-server-s-secret-model" not in {*uploaded.models.values(), uploaded.name}
+    (run / "task.traj").write_bytes(data)
+    (on_disk,) = read_path(run / "task.traj")  # named on the command line: its folder is the user's
+    assert set(on_disk.models.values()) == {"the-server-s-secret-model"}
