@@ -133,6 +133,7 @@ class _Join:
 
 
 MAX_NAME = 200  # characters of a session's or a model's name kept: a name, not a payload
+MAX_MODELS = 32  # distinct models one session may name (a /model switch is a few)
 
 
 class SessionBuilder:
@@ -149,6 +150,8 @@ class SessionBuilder:
         self.cache_writes_1h: dict[int, int] = {}
         self.outputs: dict[int, int] = {}
         self.models: dict[int, str] = {}
+        self._model_names: set[str] = set()  # the distinct names read, held to MAX_MODELS
+        self._models_cut = False
         self.compactions: list[RecordedCompaction] = []
         self.parent = ""
         self.starts_mid_session = False
@@ -247,7 +250,13 @@ class SessionBuilder:
         if output is not None:
             self.outputs[index] = output
         if model:
-            self.models[index] = self._valid_text(model, "model")[:MAX_NAME]
+            name = self._valid_text(model, "model")[:MAX_NAME]
+            if name in self._model_names or len(self._model_names) < MAX_MODELS:
+                self._model_names.add(name)
+                self.models[index] = name
+            elif not self._models_cut:  # a new name on every reply: each would be looked up and priced
+                self._models_cut = True
+                self.warn(self.where, f"more than {MAX_MODELS} model names: the later ones are not read")
 
     def last_is_open_assistant(self) -> bool:
         """Whether the last message is an assistant reply that more calls may still join."""

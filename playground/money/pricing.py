@@ -156,8 +156,10 @@ def _find_price(model: str, provider: str | None) -> Price | None:
     if key in stored:
         return stored[key] and _price_of(stored[key])
     price = _looked_up(model, provider)
-    if len(key) > MAX_STORED_NAME or len(stored) >= MAX_STORED_LOOKUPS:
-        return price  # looked up, not kept: a name of any length is not stored forever
+    if price is None or len(key) > MAX_STORED_NAME or len(stored) >= MAX_STORED_LOOKUPS:
+        # looked up, not kept: a name no price list knows (an upload's own, any text) never goes
+        # into the file every user of the server shares, nor does a name of any length
+        return price
     with _STORING:  # what other lookups stored meanwhile is kept: the file is read again
         stored = _stored_prices()
         stored[key] = None if price is None else {k: v for k, v in asdict(price).items() if k != "own"}

@@ -181,3 +181,41 @@ def test_an_upload_never_reads_a_file_its_name_points_at(tmp_path):
     (run / "task.traj").write_bytes(data)
     (on_disk,) = read_path(run / "task.traj")  # named on the command line: its folder is the user's
     assert set(on_disk.models.values()) == {"the-server-s-secret-model"}
+
+
+def test_a_new_model_name_on_every_reply_is_bounded_and_no_name_reaches_the_shared_price_file(
+    tmp_path, monkeypatch
+):
+    """Issue 58, 4: 25 price look-ups and a rewrite of the server's price file per name, which
+    filled for good with an upload's junk: a session names at most 32 models, and a name no
+    price list knows is never written to the file every user shares."""
+    from playground.money import pricing
+
+    monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
+    pricing._find_price.cache_clear()
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u0",
+            "parentUuid": None,
+            "sessionId": "s",
+            "message": {"role": "user", "content": "go"},
+        }
+    ]
+    for i in range(100):
+        lines.append(
+            {"type": "assistant", "uuid": f"a{i}", "parentUuid": "u0", "sessionId": "s",
+             "message": {"id": f"m{i}", "role": "assistant", "model": f"junk-model-{i}",
+                         "content": [{"type": "text", "text": "ok"}],
+                         "usage": {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": 0,
+                                   "cache_creation_input_tokens": 0}}}
+        )  # fmt: skip
+    (session,) = read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
+    assert len(set(session.models.values())) == 32
+    assert any("more than 32 model names" in str(w) for w in session.warnings)
+    from playground.money.cost import recorded_bill
+
+    recorded_bill([session])  # prices every call at its own model
+    stored = pricing._stored_prices()
+    assert not [key for key in stored if key.startswith("junk-model")]
+    pricing._find_price.cache_clear()
