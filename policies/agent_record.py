@@ -6,7 +6,7 @@ the replay's requests are still the agent's; elsewhere it follows its rule.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -61,16 +61,20 @@ class AgentRecord:
     previous_reply: int = -1
     following: bool = False
     replies: tuple[int, ...] = ()  # the raw index of every reply of the session, in order
+    compaction_points: tuple[int, ...] = ()  # where each compaction was made, in order
+
+    def __post_init__(self) -> None:
+        if len(self.compaction_points) != len(self.compactions):  # made once, carried by replace()
+            object.__setattr__(self, "compaction_points", tuple(c.at for c in self.compactions))
 
     def compaction_due(self) -> tuple[int, RecordedCompaction] | None:
         """The agent's compaction made right before this request (after the previous reply),
         with its place in the record (the last, where it made several in a row: the request is
         what that one left); None where it made none here."""
-        due = None
-        for number, compaction in enumerate(self.compactions):
-            if self.previous_reply < compaction.at <= self.reply_index:
-                due = number, compaction
-        return due
+        last = bisect_right(self.compaction_points, self.reply_index) - 1  # found, not scanned for
+        if last < 0 or self.compactions[last].at <= self.previous_reply:
+            return None
+        return last, self.compactions[last]
 
     def trim_due(self) -> RecordedTrim | None:
         """The agent's trim of this very request, where it made one."""

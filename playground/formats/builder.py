@@ -134,6 +134,7 @@ class _Join:
 
 MAX_NAME = 200  # characters of a session's or a model's name kept: a name, not a payload
 MAX_MODELS = 32  # distinct models one session may name (a /model switch is a few)
+MAX_COMPACTIONS = 1_000  # compactions one session may record (the longest real ones make a few)
 
 
 class SessionBuilder:
@@ -421,6 +422,11 @@ class SessionBuilder:
                     f"{counted(self.more_warnings, 'more warning')}, not listed (the first {MAX_WARNINGS} are)",
                 )
             )
+        if len(self.compactions) > MAX_COMPACTIONS:  # an event a message is no agent's compactions
+            self.warn(
+                "", f"{len(self.compactions):,} compactions recorded: the first {MAX_COMPACTIONS:,} are read"
+            )
+            del self.compactions[MAX_COMPACTIONS:]
         if not self.messages:
             raise self.error("", "the session holds no messages")
         if len(self.messages) > LIMITS.max_messages:

@@ -252,10 +252,11 @@ def recorded_compactions(result: ReplayResult) -> dict[int, list[RecordedCompact
     """The compactions the recording agent ran itself, by the turn they first shaped: the
     first whose recorded reply comes at or after each."""
     by_turn: dict[int, list[RecordedCompaction]] = defaultdict(list)
+    replies = [t.reply_index for t in result.turns]
     for compaction in result.session.compactions:
-        turn = next((t.number for t in result.turns if t.reply_index >= compaction.at), None)
-        if turn is not None:
-            by_turn[turn].append(compaction)
+        place = bisect_left(replies, compaction.at)  # found, not scanned for: one per compaction
+        if place < len(replies):
+            by_turn[result.turns[place].number].append(compaction)
     return by_turn
 
 

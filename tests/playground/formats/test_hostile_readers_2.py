@@ -219,3 +219,32 @@ def test_a_new_model_name_on_every_reply_is_bounded_and_no_name_reaches_the_shar
     stored = pricing._stored_prices()
     assert not [key for key in stored if key.startswith("junk-model")]
     pricing._find_price.cache_clear()
+
+
+def _many_compactions(n: int):
+    """A chat of ``n`` turns whose log records a compaction before every reply (OpenHands V1's
+    ``Condensation`` events, one a message)."""
+    from dataclasses import replace
+
+    from playground.engine.session import RecordedCompaction
+
+    chat = [
+        m
+        for i in range(n)
+        for m in ({"role": "user", "content": f"q{i}"}, {"role": "assistant", "content": f"a{i}"})
+    ]
+    (session,) = read_bytes(json.dumps(chat).encode(), "chat.json")
+    return replace(
+        session, compactions=tuple(RecordedCompaction(2 * i + 1, "forgot 1 events") for i in range(n))
+    )
+
+
+def test_a_compaction_recorded_before_every_reply_costs_a_replay_linear_time():
+    """Issue 58, 5: each recorded compaction scanned every turn (72 s a replay in the app for a
+    43 KB file of Condensation events): found by bisection now."""
+    from playground.measures.evaluate import Scenario, evaluate
+
+    single, double = grows_linearly(
+        lambda session: evaluate(session, [], Scenario()), _many_compactions, 3_000
+    )
+    assert double < 3 * single + 0.3, f"{single:.2f} s, then {double:.2f} s on twice the session"
