@@ -6,6 +6,7 @@ the replay's requests are still the agent's; elsewhere it follows its rule.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -101,6 +102,26 @@ def kept_after(messages: Sequence[Message], at: int) -> list[Message]:
     compaction before message ``at`` leaves in place (made-up messages, without a source,
     go with what they stand for: none is left)."""
     return [m for m in messages if m.source and min(m.source) >= at]
+
+
+EARLIER = (  # what stands for the conversation a mid-session file does not hold, and how large it is
+    "[the conversation before this file's first line: about {tokens:,} tokens the file does not hold]"
+)
+_EARLIER = re.compile(r"\[the conversation before this file's first line: about ([\d,]{1,14}) tokens")
+
+
+def earlier_block(tokens: int) -> Message:
+    """The message a mid-session file's earlier conversation is held as (made here: no source)."""
+    return Message(role="user", content=EARLIER.format(tokens=tokens))
+
+
+def earlier_tokens(message: Message) -> int | None:
+    """The size an earlier-conversation block says it stands for; None for any other message (a
+    transcript's own message always has a source: its text claims nothing)."""
+    if message.source or message.role != "user" or not message.content.startswith("[the conversation"):
+        return None
+    found = _EARLIER.match(message.content)
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 ENCRYPTED = (  # what stands for a compaction whose summary the file does not hold (Codex's remote one)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from policies.agent_record import leave_agent_summary
+from policies.agent_record import earlier_block, earlier_tokens, leave_agent_summary
 from policies.base import PERSISTENT, CompileEvent, Param, Policy, persistence_param
 from policies.messages import STUB, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
@@ -220,13 +220,22 @@ def clear_oldest_results(
         freed += counter.count(messages[i]) - counter.count(stub)
         out[i] = stub
         cleared.append(messages[i])
-    if not cleared:
+    block = earlier_tokens(out[0]) if out else None
+    if freed < tokens and block:  # the rest lay in the conversation before a mid-session file's start
+        taken = min(block, tokens - freed)
+        out[0], freed = earlier_block(block - taken), freed + taken
+    if freed == 0:
         return None
     event.report(
         "stub",
         sources_of(cleared),
         f"{len(cleared)} old tool result(s) cleared, {freed:,} tokens, where the agent trimmed its request "
-        f"without a line ({tokens:,} tokens smaller than its history, by the recorded usage)",
+        f"without a line ({tokens:,} tokens smaller than its history, by the recorded usage)"
+        + (
+            " (the rest from the conversation before the file's first line)"
+            if block and out[0] is not messages[0]
+            else ""
+        ),
     )
     return out
 

@@ -39,6 +39,7 @@ import numpy as np
 from playground.engine.session import Session
 from playground.engine.tokens import REPLY_PRIMING, TokenCounter
 from policies import Message
+from policies.agent_record import earlier_block, earlier_tokens
 from policies.messages import SUMMARY
 
 MIN_CALLS = 3  # fewer recorded calls than this fit nothing
@@ -332,11 +333,6 @@ def _with_steps(calls: list[tuple[int, int, int, int]]) -> Model | None:
     return prefix, ratio, 0.0, tuple(steps)
 
 
-EARLIER_BLOCK = (  # what stands for the conversation a mid-session file does not hold
-    "[the conversation before this file's first line: about {tokens:,} tokens the file does not hold]"
-)
-
-
 class CalibratedCounter(TokenCounter):
     """A counter that reports what the provider would have recorded: each message ``ratio``
     times our count and the provider's framing (plus the hidden step it carries, if any), and
@@ -358,12 +354,7 @@ class CalibratedCounter(TokenCounter):
         self._opening: tuple[str, ...] = ()
         self._typical = 0
         # the conversation before a mid-session file's first line: one message, its size fitted
-        self.earlier_block: Message | None = None
-        if calibration.earlier:
-            block = Message(role="user", content=EARLIER_BLOCK.format(tokens=calibration.earlier))
-            own = round(calibration.ratio * base.count(block) + calibration.per_message)
-            self._hidden[id(block)] = (block, max(calibration.earlier - own, 0))
-            self.earlier_block = block
+        self.earlier_block = earlier_block(calibration.earlier) if calibration.earlier else None
 
     def reattach(self, tokens_by_summary: dict[str, int], opening: tuple[str, ...] = ()) -> None:
         """Count, with each of the agent's own compaction summaries (by its text), the content the
@@ -376,6 +367,9 @@ class CalibratedCounter(TokenCounter):
         self._typical = round(median(tokens_by_summary.values())) if tokens_by_summary else 0
 
     def count(self, message: Message) -> int:
+        said = earlier_tokens(message)
+        if said is not None:  # a block of earlier conversation (or what a trim left of it): its size
+            return said
         key = message.content_key()
         tokens = self._scaled.get(key)
         if tokens is None:

@@ -208,3 +208,27 @@ def test_the_rule_named_in_a_config_is_used_over_the_release():
     assert autocompact_threshold(200_000, 50, LAST_CALL) == 84_000  # the override only lowers it
     with pytest.raises(ValueError):
         ClaudeCodeAutoCompactPolicy(rule="sometimes")
+
+
+def test_a_mid_session_tail_that_the_agent_trimmed_replays_to_its_bill(tmp_path):
+    """The tail of a real 2.0.67 session (cut where a call first passes 100,000 tokens, as Entire
+    keeps slices): no phantom system prompt, and the agent's trim, which cleared results from
+    before the file's first line, is taken from the block of earlier conversation too."""
+    source = SHARED / "claude-code-corpus" / "06ed3af5-93f7-4310-876d-8b8c19703617.jsonl"
+    lines = source.read_text().splitlines()
+    first = next(
+        n
+        for n, line in enumerate(lines)
+        if (item := json.loads(line)).get("type") == "assistant"
+        and sum(v for k, v in item["message"]["usage"].items() if k.endswith("input_tokens")) > 100_000
+    )
+    cut = next(n for n in range(first + 1, len(lines)) if json.loads(lines[n]).get("type") == "user")
+    tail = tmp_path / "tail.jsonl"
+    tail.write_text("\n".join(lines[cut:]) + "\n")
+    calls, boundaries = _claude_code_lines(tail)
+    _, own = _replayed(tail)
+    assert own.result.session.starts_mid_session and own.result.calibration.earlier > 50_000
+    rows = turn_table(own.result).rows
+    replayed = sum(r["cost_read_usd"] + r["cost_write_usd"] + r["cost_uncached_usd"] for r in rows)
+    assert replayed == pytest.approx(_input_bill(calls, codex=False), rel=0.03)
+    assert [e.turn for e in own.result.events if e.action == "compact"] == boundaries
