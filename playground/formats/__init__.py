@@ -27,7 +27,7 @@ from playground.formats import (
     openhands_v1,
 )
 from playground.formats.beside import reading_from_disk
-from playground.formats.builder import read_time_bounded, too_many_messages
+from playground.formats.builder import check_sessions, read_time_bounded, too_many_messages
 from playground.formats.catalogue import DOCUMENT_READERS, LINE_LOG_READERS, MESSAGE_DIALECTS, MessageList
 from playground.formats.json_text import json_lines, parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
@@ -242,13 +242,6 @@ def _is_run(item: Any) -> bool:
         and item.get("type") not in ("message", "human", "ai", "tool", "system")
         and any(isinstance(item.get(k), list) for k in MESSAGE_KEYS)
     )
-
-
-def check_sessions(count: int, file: str) -> None:
-    """Refuse a file of more sessions than ``max_sessions`` (before they are built, where the
-    count is known first)."""
-    if count > LIMITS.max_sessions:
-        raise TranscriptError(file, "", str(over("max_sessions", f"the file holds {count:,} sessions")))
 
 
 def _read_runs(runs: list, file: str, stem: str) -> list[Session]:

@@ -137,6 +137,13 @@ MAX_MODELS = 32  # distinct models one session may name (a /model switch is a fe
 MAX_COMPACTIONS = 1_000  # compactions one session may record (the longest real ones make a few)
 
 
+def check_sessions(count: int, file: str) -> None:
+    """Refuse a file of more sessions than ``max_sessions``: checked as they are found, before
+    they are built (a file of many small chains built them all first)."""
+    if count > LIMITS.max_sessions:
+        raise TranscriptError(file, "", str(over("max_sessions", f"the file holds {count:,} sessions")))
+
+
 class SessionBuilder:
     """Collects messages in raw order; each gets its raw index as ``source``."""
 

@@ -26,6 +26,7 @@ from playground.formats.builder import (
     arguments_text,
     as_dict,
     block_text,
+    check_sessions,
     label_of,
     uncached_plus_cache,
 )
@@ -73,6 +74,7 @@ def read(items: list, file: str) -> list[Session]:
             chains.setdefault(_id(item.get("agentId")) or root_of.get(_id(item.get("uuid")), ""), []).append(
                 (n, item)
             )
+    check_sessions(1 + len(chains), file)  # before any is built: each chain is a session
     sessions = []
     main_name = ""
     if any(i.get("type") in MESSAGE_TYPES for _, i in main):

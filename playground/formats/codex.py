@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, block_text, label_of
+from playground.formats.builder import SessionBuilder, arguments_text, block_text, check_sessions, label_of
 from policies.messages import Message, ToolCall
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -52,6 +52,7 @@ def read(items: list, file: str) -> list[Session]:
             current = payload.get("id") if isinstance(payload.get("id"), str) else current
         conversing = conversing or item.get("type") == "response_item"
         parts[-1].append((number, item))
+    check_sessions(len(parts), file)  # before any is built
     sessions, empty = [], []
     for part in parts:
         session = _read_session(part, file)

@@ -248,3 +248,26 @@ def test_a_compaction_recorded_before_every_reply_costs_a_replay_linear_time():
         lambda session: evaluate(session, [], Scenario()), _many_compactions, 3_000
     )
     assert double < 3 * single + 0.3, f"{single:.2f} s, then {double:.2f} s on twice the session"
+
+
+def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built():
+    """Issue 58, 8: the sessions limit was checked after every session was built (74 KB of
+    one-line chains gave 540 MB): counted as they are found now."""
+    from playground.limits import LIMITS
+
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u0",
+            "parentUuid": None,
+            "sessionId": "s",
+            "message": {"role": "user", "content": "go"},
+        }
+    ]
+    lines += [
+        {"type": "user", "uuid": f"c{i}", "parentUuid": None, "sessionId": "s", "isSidechain": True,
+         "message": {"role": "user", "content": "x"}}
+        for i in range(LIMITS.max_sessions + 1)
+    ]  # fmt: skip
+    with pytest.raises(TranscriptError, match="sessions"):
+        read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
