@@ -16,6 +16,7 @@ from playground.formats import (
     codex,
     copilot_cli,
     gemini_cli,
+    gemini_contents,
     inspect_ai,
     langchain,
     langfuse,
@@ -70,7 +71,9 @@ FORMATS = (
         "chat recordings: each `gemini` record a call, with its tool calls and results and `tokens`; "
         "in the JSONL log a record's last version where it first stood, `$set` checkpoints and "
         "`$rewindTo` applied as Gemini CLI applies them (each rewind said); "
-        "stream-json: runs as sessions, deltas joined, tool_use and tool_result paired",
+        "stream-json: runs as sessions, deltas joined, tool_use and tool_result paired; a `Content[]` history "
+        "(`/chat share`, `getHistory()`): a call per run of `model` entries, thoughts apart, calls and "
+        "responses paired",
         "info and error records; stream-json usage, which holds the run's totals only (said)",
         "real: two codemie chat recordings; the JSONL log, rewinds and stream-json written from Gemini CLI's source",
     ),
@@ -235,6 +238,7 @@ class MessageList(NamedTuple):
 
 # the dialects of one message list, tried in order (the first message decides the last)
 MESSAGE_DIALECTS = (
+    (lambda m: gemini_contents.looks_like(m.items), lambda m: gemini_contents.read(m.items, m.file, m.name)),
     (lambda m: openhands.looks_like(m.items), lambda m: openhands.read(m.items, m.file, m.name, m.container)),
     (lambda m: pydantic_ai.looks_like(m.items), lambda m: pydantic_ai.read(m.items, m.file, m.name)),
     (

@@ -103,3 +103,22 @@ def test_an_old_swe_agent_trajectory_with_observations_of_no_call_is_read_again(
     assert [m.role for m in session.messages] == ["system", "user", "assistant", "user", "assistant"]
     assert session.turns == 2
     assert any("answer no tool call" in str(w) for w in session.warnings)
+
+
+def test_a_gemini_content_history_is_read_one_call_per_run_of_model_entries():
+    """Issue 57, 2: what ``/chat share`` and ``getHistory()`` write was read as OpenAI chat with
+    0 turns and a warning per "unknown role 'model'"."""
+    history = [
+        {"role": "user", "parts": [{"text": "What is in README?"}]},
+        {"role": "model", "parts": [{"thought": True, "text": "I should read it."},
+                                    {"functionCall": {"name": "read_file", "args": {"path": "README.md"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "read_file", "response": {"output": "# Title"}}}]},
+        {"role": "model", "parts": [{"text": "It has a title."}, {"thoughtSignature": "abc"}]},
+        {"role": "model", "parts": [{"text": " And nothing else."}]},
+    ]  # fmt: skip
+    (session,) = read_bytes(json.dumps(history).encode(), "chat.json")
+    assert session.format == "Gemini Content[] history" and session.turns == 2
+    call, result = session.messages[1], session.messages[2]
+    assert call.thinking == "I should read it." and call.content == ""  # the thought kept apart
+    assert result.tool_call_id == call.tool_calls[0].id and result.name == "read_file"
+    assert session.messages[3].content == "It has a title.\n And nothing else."
