@@ -128,6 +128,7 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
     if isinstance(tools, list):
         builder.tools = tuple(t for t in tools if isinstance(t, dict))
     legacy_call_id: str | None = None
+    unknown: dict[str, int] = {}  # roles left out, by how often
     for i, message in enumerate(messages):
         where = builder.where = f"message {i}"
         if not isinstance(message, dict):
@@ -139,6 +140,7 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
             role = "tool"
         elif role not in ROLES:
             builder.warn(where, f"unknown role {role!r}: left out of the replay")
+            unknown[role[:40]] = unknown.get(role[:40], 0) + 1
             continue
         content = content_text(message.get("content"), where, builder)
         calls = _tool_calls(message.get("tool_calls"), where, builder)
@@ -163,6 +165,14 @@ def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
             name=author,
             thinking=thinking,
             **(_recorded(message, builder) if role == "assistant" else {}),
+        )
+    left_out = sum(unknown.values())
+    if unknown and (2 * left_out > len(messages) or not any(m.role == "assistant" for m in builder.messages)):
+        roles = ", ".join(f"{role!r} ({count:,})" for role, count in list(unknown.items())[:5])
+        raise builder.error(
+            "",
+            f"{left_out:,} of {len(messages):,} messages have a role no chat format knows ({roles}): "
+            "not a chat this reader knows the shape of, never an empty session",
         )
     return builder.build(name)
 

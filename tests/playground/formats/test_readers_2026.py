@@ -122,3 +122,16 @@ def test_a_gemini_content_history_is_read_one_call_per_run_of_model_entries():
     assert call.thinking == "I should read it." and call.content == ""  # the thought kept apart
     assert result.tool_call_id == call.tool_calls[0].id and result.name == "read_file"
     assert session.messages[3].content == "It has a title.\n And nothing else."
+
+
+def test_a_chat_whose_messages_are_mostly_of_roles_no_format_knows_is_refused_with_them():
+    """Issue 57, 2: never accepted as an empty session (0 turns and a warning per message)."""
+    import pytest
+
+    from playground.engine.session import TranscriptError
+
+    chat = [{"role": "user", "content": "hi"}] + [{"role": "robot", "content": f"beep {i}"} for i in range(5)]
+    with pytest.raises(
+        TranscriptError, match=r"5 of 6 messages have a role no chat format knows \('robot' \(5\)\)"
+    ):
+        read_bytes(json.dumps(chat).encode(), "chat.json")
