@@ -250,10 +250,15 @@ def test_a_compaction_recorded_before_every_reply_costs_a_replay_linear_time():
     assert double < 3 * single + 0.3, f"{single:.2f} s, then {double:.2f} s on twice the session"
 
 
-def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built():
+def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built(monkeypatch):
     """Issue 58, 8: the sessions limit was checked after every session was built (74 KB of
-    one-line chains gave 540 MB): counted as they are found now."""
+    one-line chains gave 540 MB): counted as they are found now, and none is built."""
+    from playground.formats.builder import SessionBuilder
     from playground.limits import LIMITS
+
+    built = []
+    build = SessionBuilder.build
+    monkeypatch.setattr(SessionBuilder, "build", lambda self, name: built.append(name) or build(self, name))
 
     lines = [
         {
@@ -271,3 +276,4 @@ def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built():
     ]  # fmt: skip
     with pytest.raises(TranscriptError, match="sessions"):
         read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
+    assert built == []
