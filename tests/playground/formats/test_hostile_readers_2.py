@@ -242,12 +242,15 @@ def _many_compactions(n: int):
 def test_a_compaction_recorded_before_every_reply_costs_a_replay_linear_time():
     """Issue 58, 5: each recorded compaction scanned every turn (72 s a replay in the app for a
     43 KB file of Condensation events): found by bisection now."""
-    from playground.measures.evaluate import Scenario, evaluate
+    from playground.engine.replay import replay
+    from playground.measures.metrics import recorded_compactions
 
-    single, double = grows_linearly(
-        lambda session: evaluate(session, [], Scenario()), _many_compactions, 3_000
-    )
-    assert double < 3 * single + 0.3, f"{single:.2f} s, then {double:.2f} s on twice the session"
+    def replayed(n: int):
+        return replay(_many_compactions(n), [])
+
+    single, double = grows_linearly(recorded_compactions, replayed, 4_000)
+    assert double < 3 * single + 0.05, f"{single:.3f} s, then {double:.3f} s on twice the session"
+    assert len(recorded_compactions(replayed(50))) == 50  # each at the turn it first shaped
 
 
 def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built(monkeypatch):
