@@ -17,6 +17,7 @@ from playground.formats import (
     copilot_cli,
     gemini_cli,
     gemini_contents,
+    gemini_responses,
     inspect_ai,
     langchain,
     langfuse,
@@ -73,7 +74,7 @@ FORMATS = (
         "`$rewindTo` applied as Gemini CLI applies them (each rewind said); "
         "stream-json: runs as sessions, deltas joined, tool_use and tool_result paired; a `Content[]` history "
         "(`/chat share`, `getHistory()`): a call per run of `model` entries, thoughts apart, calls and "
-        "responses paired",
+        "responses paired; `--record-responses` files: a call per line with its usage (cached, thoughts)",
         "info and error records; stream-json usage, which holds the run's totals only (said)",
         "real: two codemie chat recordings; the JSONL log, rewinds and stream-json written from Gemini CLI's source",
     ),
@@ -222,6 +223,7 @@ LINE_LOG_READERS = (
     (codex.looks_like, codex.read),
     (openhands_v1.looks_like, openhands_v1.read),
     (gemini_cli.looks_like_stream, gemini_cli.read_stream),
+    (gemini_responses.looks_like, gemini_responses.read),
 )
 
 

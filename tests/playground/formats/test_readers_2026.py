@@ -135,3 +135,34 @@ def test_a_chat_whose_messages_are_mostly_of_roles_no_format_knows_is_refused_wi
         TranscriptError, match=r"5 of 6 messages have a role no chat format knows \('robot' \(5\)\)"
     ):
         read_bytes(json.dumps(chat).encode(), "chat.json")
+
+
+def test_gemini_cli_recorded_responses_are_read_a_call_a_line_with_its_usage():
+    """Issue 57, 3: what ``gemini --record-responses FILE`` writes (Gemini CLI's
+    RecordingContentGenerator: ``{method, request?, response}`` a line) was refused."""
+    usage = {
+        "promptTokenCount": 12_000,
+        "cachedContentTokenCount": 8_000,
+        "candidatesTokenCount": 20,
+        "thoughtsTokenCount": 30,
+    }
+    lines = [
+        {"method": "generateContentStream", "request": "List the files.", "response": [
+            {"candidates": [{"content": {"role": "model", "parts": [{"thought": True, "text": "Use ls."}]}}]},
+            {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "list_directory", "args": {"path": "."}}}]}}],
+             "usageMetadata": usage},
+        ]},
+        {"method": "countTokens", "response": {"totalTokens": 10}},
+        {"method": "generateContent", "response": {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": "Two files."}]}}],
+            "usageMetadata": {"promptTokenCount": 12_400, "cachedContentTokenCount": 12_000, "candidatesTokenCount": 5}}},
+    ]  # fmt: skip
+    (session,) = read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "responses.jsonl")
+    assert session.format == "Gemini CLI recorded responses"
+    assert session.turns == len(session.usage) == 2  # one per model call; countTokens is none
+    assert sorted(session.usage.values()) == [12_000, 12_400]  # the file's own promptTokenCount
+    assert sorted(session.cache_reads.values()) == [8_000, 12_000]
+    assert sorted(session.outputs.values()) == [5, 50]  # candidates and thoughts
+    call = next(m for m in session.messages if m.tool_calls)
+    assert call.thinking == "Use ls." and call.tool_calls[0].name == "list_directory"
+    assert any("not in the file" in str(w) for w in session.warnings)
