@@ -190,7 +190,7 @@ def _looks_utf16(data: bytes) -> bool:
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
 # what the readers know, said when a file is none of them
 READABLE = (
-    "Claude Code sessions, Codex CLI rollouts, GitHub Copilot CLI events, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, Letta agent files (.af), LLM completion logs (a file or a folder of them), OpenHands V1 conversations (a folder or events JSONL), pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
+    "Claude Code sessions, Codex CLI rollouts, GitHub Copilot CLI events, Pi sessions, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, Letta agent files (.af), LLM completion logs (a file or a folder of them), OpenHands V1 conversations (a folder or events JSONL), pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
     "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON, any-agent), "
     "and lists or {runs: [...]} of any of them"
 )

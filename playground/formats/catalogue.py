@@ -29,6 +29,7 @@ from playground.formats import (
     openhands,
     openhands_v1,
     otel,
+    pi,
     pydantic_ai,
     responses,
     swe_agent,
@@ -77,6 +78,15 @@ FORMATS = (
         "responses paired; `--record-responses` files: a call per line with its usage (cached, thoughts)",
         "info and error records; stream-json usage, which holds the run's totals only (said)",
         "real: two codemie chat recordings; the JSONL log, rewinds and stream-json written from Gemini CLI's source",
+    ),
+    Format(
+        "Pi",
+        "`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`",
+        "the branch ending at the last entry (a tree by `id`/`parentId`); a turn per assistant message with "
+        "its `usage` (uncached input, cache reads and writes, output), model and the agent's own `cost`; "
+        "thinking, tool calls and `toolResult`s; `compaction` entries as recorded compactions",
+        "other branches of the tree (said); model, thinking-level, custom, label and session-info entries",
+        "written from Pi's own source (badlogic/pi-mono `packages/ai/src/types.ts`) in the tests",
     ),
     Format(
         "opencode",
@@ -224,6 +234,7 @@ LINE_LOG_READERS = (
     (openhands_v1.looks_like, openhands_v1.read),
     (gemini_cli.looks_like_stream, gemini_cli.read_stream),
     (gemini_responses.looks_like, gemini_responses.read),
+    (pi.looks_like, pi.read),
 )
 
 
