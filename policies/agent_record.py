@@ -78,8 +78,13 @@ class AgentRecord:
         return last, self.compactions[last]
 
     def trim_due(self) -> RecordedTrim | None:
-        """The agent's trim of this very request, where it made one."""
-        return next((t for t in self.trims if t.at == self.reply_index), None)
+        """The agent's trim of this very request, where it made one (the trims are in order)."""
+        place = bisect_left(self.trims, self.reply_index, key=lambda t: t.at)
+        return (
+            self.trims[place]
+            if place < len(self.trims) and self.trims[place].at == self.reply_index
+            else None
+        )
 
     def nearest_compaction(
         self, messages: Sequence[Message], calls: int = 2

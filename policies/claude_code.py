@@ -144,7 +144,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             return None
         due = record.compaction_due() if record is not None and record.format == FORMAT else None
         if due is not None and due[1].trigger == "manual":  # the /compact the user typed
-            return self.leave_agent_summary(event, messages, *due, "the user's /compact, as recorded")
+            return leave_agent_summary(event, messages, *due, "the user's /compact, as recorded")
         rule = self.rule_for(event)
         tokens = event.estimated_tokens(messages) if rule == ESTIMATE else event.reported_tokens(messages)
         window = min(event.context_window, self.auto_compact_window or event.context_window)
@@ -162,7 +162,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             return None
         near = record.nearest_compaction(messages) if record is not None and record.format == FORMAT else None
         if near is not None:
-            return self.leave_agent_summary(
+            return leave_agent_summary(
                 event, messages, *near, f"at {tokens:,} tokens (threshold {threshold:,}, {rule})"
             )
         summary = summarize_or_report(event, self.summary_prompt, render_transcript(messages))
@@ -186,7 +186,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             number, compaction = due
             event.follow_record()
             at = f" at {compaction.pre_tokens:,} tokens" if compaction.pre_tokens else ""
-            return self.leave_agent_summary(
+            return leave_agent_summary(
                 event, messages, number, compaction, f"as the agent did ({compaction.trigger or 'auto'}{at})"
             )
         trim = record.trim_due()
@@ -196,11 +196,6 @@ class ClaudeCodeAutoCompactPolicy(Policy):
                 event.follow_record()
             return trimmed
         return None
-
-    def leave_agent_summary(
-        self, event: CompileEvent, messages: list[Message], number: int, compaction, why: str
-    ) -> list[Message]:
-        return leave_agent_summary(event, messages, number, compaction, why)
 
 
 def clear_oldest_results(

@@ -7,6 +7,7 @@ calibrated counts of what the file holds.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from itertools import pairwise
 from statistics import median
 
@@ -19,11 +20,6 @@ MIN_TRIM = 2_000  # tokens; a smaller fall is noise (a cache or tokenizer wobble
 MIN_REATTACHED = 0  # re-attached content is never negative: a summary longer than counted is not a gap
 
 
-def _stretch_starts(session: Session) -> list[int]:
-    """The raw index each stretch of the session between two of the agent's compactions starts at."""
-    return [0, *(c.at for c in session.compactions)]
-
-
 def recorded_trims(session: Session, counter: TokenCounter) -> tuple[RecordedTrim, ...]:
     """Each recorded call whose input fell by over ``TRIM`` below the call before's, within a
     stretch between two of the agent's compactions (the history only grew), and stayed down at
@@ -31,12 +27,12 @@ def recorded_trims(session: Session, counter: TokenCounter) -> tuple[RecordedTri
     outlier, not a trim); sized as what its history
     would hold (the call before, as recorded, plus ``counter``'s count of what arrived since)
     less what it recorded."""
-    starts = _stretch_starts(session)
+    starts = [c.at for c in session.compactions]  # where the agent compacted, in order
     replies = sorted(i for i in session.usage if session.messages[i].role == "assistant")
     growth = _growth(session, counter)
     trims = []
     for (before, at), after in zip(pairwise(replies), [*replies[2:], None], strict=True):
-        if any(before < start <= at for start in starts[1:]):
+        if bisect_right(starts, at) > bisect_right(starts, before):
             continue  # the agent compacted between: the fall is its compaction's
         recorded = session.usage[at]
         later = session.usage[after] if after is not None else recorded

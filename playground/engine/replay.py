@@ -297,7 +297,6 @@ class _Run:
         self.change_points = [at for at, _ in self.changes]
         self.following = True  # every change made so far is the agent's own, as its record has it
         self.reproduced = -1  # the agent's compaction whose result the history is (-1: none yet)
-        self.earlier_block = getattr(counter, "earlier_block", None)
         self.progress = progress
         self.last_compaction: dict[int, int] = {}  # stack position -> turn it last compacted
         self.watch: Callable[[], None] | None = None  # called after each turn
@@ -305,7 +304,7 @@ class _Run:
     def play(self) -> None:
         count = self.counter.count
         raw_tokens = 0
-        block = self.earlier_block
+        block = self.counter.earlier_block
         if block is not None:  # a mid-session file: what came before it opens the history, compactable
             raw_tokens += count(block)
             self.working.append(block)

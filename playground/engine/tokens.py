@@ -105,6 +105,10 @@ class TokenCounter:
     a message shared between turns, or an identical one, is never encoded again.
     """
 
+    # the conversation before a mid-session file's first line, where a calibration holds it as
+    # one message (``calibration.CalibratedCounter``); none for a plain count
+    earlier_block: Message | None = None
+
     def __init__(self, model: str = "gpt-4o", encoder: Encoder | None = None) -> None:
         encoding, vendor_exact = encoding_for_model(model)
         self.model = model

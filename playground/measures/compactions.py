@@ -195,7 +195,7 @@ def _rule_call(
         )
     else:
         return None, ""
-    calls = [r for r in replies if start <= r < at and r in session.usage]
+    calls = [r for r in replies[bisect_left(replies, start) : bisect_left(replies, at)] if r in session.usage]
     if not calls:  # no recorded call before it in its stretch: nothing to put the rule to
         return None, words
     after = bisect_left(replies, at)  # the 0-based number of the call after the compaction

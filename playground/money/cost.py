@@ -510,7 +510,7 @@ def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:
     """The raw history's requests as deltas: each keeps all of the one before (a mid-session
     file's block of earlier conversation opening the first)."""
     messages, previous = result.session.messages, 0
-    block = getattr(result.counter, "earlier_block", None)
+    block = result.counter.earlier_block
     opening: tuple = () if block is None else (block,)
     for number, turn in enumerate(result.turns):
         if number == 0:
