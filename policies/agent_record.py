@@ -49,18 +49,14 @@ class RecordedTrim:
 class AgentRecord:
     """The record, as a policy sees it right before one request.
 
-    ``following`` says the replay has so far done only what the agent did (no policy has made
-    its requests differ from the agent's but by following this record): an agent's own policy
-    follows the record only then, and only with its own settings. ``reply_index`` is the raw
-    index of the reply this request gets, ``previous_reply`` that of the reply before (-1)."""
+    One per replay, the same for every request: where a request stands (the raw index of the
+    reply it gets, and of the reply before) and whether the replay is still the agent's are
+    the compile event's (``reply_index``, ``previous_reply``, ``following_record``)."""
 
     format: str  # the transcript's format: the agent whose record this is
     version: str  # the agent's release, as the file names it ("" where it does not)
     compactions: tuple[RecordedCompaction, ...] = ()
     trims: tuple[RecordedTrim, ...] = ()
-    reply_index: int = 0
-    previous_reply: int = -1
-    following: bool = False
     replies: tuple[int, ...] = ()  # the raw index of every reply of the session, in order
     compaction_points: tuple[int, ...] = ()  # where each compaction was made, in order
 
@@ -68,32 +64,29 @@ class AgentRecord:
         if len(self.compaction_points) != len(self.compactions):  # made once, carried by replace()
             object.__setattr__(self, "compaction_points", tuple(c.at for c in self.compactions))
 
-    def compaction_due(self) -> tuple[int, RecordedCompaction] | None:
+    def compaction_due(self, previous_reply: int, reply_index: int) -> tuple[int, RecordedCompaction] | None:
         """The agent's compaction made right before this request (after the previous reply),
         with its place in the record (the last, where it made several in a row: the request is
         what that one left); None where it made none here."""
-        last = bisect_right(self.compaction_points, self.reply_index) - 1  # found, not scanned for
-        if last < 0 or self.compactions[last].at <= self.previous_reply:
+        last = bisect_right(self.compaction_points, reply_index) - 1  # found, not scanned for
+        if last < 0 or self.compactions[last].at <= previous_reply:
             return None
         return last, self.compactions[last]
 
-    def trim_due(self) -> RecordedTrim | None:
-        """The agent's trim of this very request, where it made one (the trims are in order)."""
-        place = bisect_left(self.trims, self.reply_index, key=lambda t: t.at)
-        return (
-            self.trims[place]
-            if place < len(self.trims) and self.trims[place].at == self.reply_index
-            else None
-        )
+    def trim_due(self, reply_index: int) -> RecordedTrim | None:
+        """The agent's trim of the request answered at ``reply_index``, where it made one (the
+        trims are in order)."""
+        place = bisect_left(self.trims, reply_index, key=lambda t: t.at)
+        return self.trims[place] if place < len(self.trims) and self.trims[place].at == reply_index else None
 
     def nearest_compaction(
-        self, messages: Sequence[Message], calls: int = 2
+        self, messages: Sequence[Message], reply_index: int, calls: int = 2
     ) -> tuple[int, RecordedCompaction] | None:
         """The agent's compaction within ``calls`` calls of this request (with its place in the
         record) whose summary ``messages`` do not hold yet: a rule that fires near where the
         agent compacted leaves the agent's own summary there, not a stand-in's."""
         held = {m.content for m in messages if m.kind == SUMMARY}
-        here = bisect_left(self.replies, self.reply_index)
+        here = bisect_left(self.replies, reply_index)
         for number, compaction in enumerate(self.compactions):
             if agent_summary_message(compaction, number, ()).content in held:
                 continue

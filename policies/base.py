@@ -209,6 +209,9 @@ class CompileEvent(_Reporting):
     time: float | None = None
     previous_time: float | None = None
     record: AgentRecord | None = None
+    reply_index: int = 0  # the raw index of the reply this request gets
+    previous_reply: int = -1  # and of the reply before it (-1: none)
+    following_record: bool = False  # every change made so far is the agent's own, as its record has it
     followed: bool = False  # the change returned is the agent's own, as the record has it
 
     def follow_record(self) -> None:

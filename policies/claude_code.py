@@ -138,11 +138,15 @@ class ClaudeCodeAutoCompactPolicy(Policy):
         if event.counter is None:
             return None
         record = event.record
-        if self.own_settings(event) and record is not None and record.following:
+        if self.own_settings(event) and record is not None and event.following_record:
             return self.as_recorded(event, messages)
         if not messages:
             return None
-        due = record.compaction_due() if record is not None and record.format == FORMAT else None
+        due = (
+            record.compaction_due(event.previous_reply, event.reply_index)
+            if record is not None and record.format == FORMAT
+            else None
+        )
         if due is not None and due[1].trigger == "manual":  # the /compact the user typed
             return leave_agent_summary(event, messages, *due, "the user's /compact, as recorded")
         rule = self.rule_for(event)
@@ -160,7 +164,11 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             return None
         if tokens is None or tokens < threshold:
             return None
-        near = record.nearest_compaction(messages) if record is not None and record.format == FORMAT else None
+        near = (
+            record.nearest_compaction(messages, event.reply_index)
+            if record is not None and record.format == FORMAT
+            else None
+        )
         if near is not None:
             return leave_agent_summary(
                 event, messages, *near, f"at {tokens:,} tokens (threshold {threshold:,}, {rule})"
@@ -181,7 +189,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
         trim, or nothing."""
         record = event.record
         assert record is not None
-        due = record.compaction_due()
+        due = record.compaction_due(event.previous_reply, event.reply_index)
         if due is not None:
             number, compaction = due
             event.follow_record()
@@ -189,7 +197,7 @@ class ClaudeCodeAutoCompactPolicy(Policy):
             return leave_agent_summary(
                 event, messages, number, compaction, f"as the agent did ({compaction.trigger or 'auto'}{at})"
             )
-        trim = record.trim_due()
+        trim = record.trim_due(event.reply_index)
         if trim is not None:
             trimmed = clear_oldest_results(event, messages, trim.tokens, MICROCOMPACT_PLACEHOLDER)
             if trimmed is not None:

@@ -116,8 +116,8 @@ class CodexAutoCompactPolicy(Policy):
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:
         record = event.record if event.record is not None and event.record.format == FORMAT else None
         own = record is not None and self.follow_record and self.auto_compact_token_limit is None
-        if own and record.following:  # the agent's own policy, the replay still the agent's: as it did
-            due = record.compaction_due()
+        if own and event.following_record:  # the agent's own policy, the replay still the agent's: as it did
+            due = record.compaction_due(event.previous_reply, event.reply_index)
             if due is None:
                 return None
             event.follow_record()
@@ -126,7 +126,7 @@ class CodexAutoCompactPolicy(Policy):
         limit = self.limit(event.context_window)
         if reported is None or reported < limit or not messages:
             return None
-        near = record.nearest_compaction(messages) if record is not None else None
+        near = record.nearest_compaction(messages, event.reply_index) if record is not None else None
         if near is not None:
             why = f"at {reported:,} tokens (limit {limit:,})"
             return leave_agent_summary(event, messages, *near, why)

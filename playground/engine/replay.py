@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from playground.engine.agent_changes import reattached, recorded_trims
@@ -288,10 +288,10 @@ class _Run:
         # what the recording agent did to its own requests, and where: a request is the one it
         # sent only while the replay has done the same (``as_sent``)
         replies = tuple(i for i, m in enumerate(session.messages) if m.role == "assistant")
-        self.record_base = AgentRecord(
+        self.agent_record = AgentRecord(
             session.format, session.agent_version, session.compactions, trims, replies=replies
         )
-        self.agent = self.record_base  # the record as the request being compiled sees it
+        self.previous_reply = -1  # of the reply before the request being compiled
         changes = [(c.at, n) for n, c in enumerate(session.compactions)] + [(t.at, None) for t in trims]
         self.changes = sorted(changes, key=lambda change: change[0])
         self.change_points = [at for at, _ in self.changes]
@@ -404,13 +404,7 @@ class _Run:
         working = self.working
         kept = self.sent  # of the last request's working messages, how many stand in place
         self.summarizer.stats.turn = turn  # summaries made now are billed to this turn
-        previous_reply = self.turns[-1].reply_index if self.turns else -1
-        self.agent = replace(
-            self.record_base,
-            reply_index=reply_index,
-            previous_reply=previous_reply,
-            following=self.following,
-        )
+        self.previous_reply = self.turns[-1].reply_index if self.turns else -1
         opens_turn = self.user_turn or turn == 1
         self.user_turns += opens_turn
         self.user_turn = False
@@ -492,7 +486,7 @@ class _Run:
         if not (event.followed and self.following):
             self.following = False
             return
-        due = self.agent.compaction_due()
+        due = self.agent_record.compaction_due(self.previous_reply, self.reply_index)
         if due is not None:  # the agent's compaction, as it made it: the history is the agent's again
             self.reproduced, self.history_as_sent = due[0], True
 
@@ -532,7 +526,10 @@ class _Run:
             message_tokens=given.message_tokens,
             fixed_tokens=self.fixed_tokens,
             tools=self.session.tools,
-            record=self.agent,
+            record=self.agent_record,
+            reply_index=self.reply_index,
+            previous_reply=self.previous_reply,
+            following_record=self.following,
             time=self.session.times.get(self.reply_index),
             previous_time=self.session.times.get(self.turns[-1].reply_index) if self.turns else None,
         )
