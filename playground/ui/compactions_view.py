@@ -34,9 +34,9 @@ def show(session: Session, model: str, window: int) -> None:
         st.subheader("Your agent's own compactions")
         st.caption(escape_markdown(report_words(rows)))
         table = table_rows(rows)
-        st.table(
-            pd.DataFrame([{k: _shown(row[k]) for k in COLUMNS} for row in table]).set_index("compaction")
-        )
+        # a column per compaction, a row per figure: fourteen figures fit a laptop's width only so
+        frame = pd.DataFrame([{k: _shown(row[k]) for k in COLUMNS} for row in table]).set_index("compaction")
+        st.table(frame.T.rename(columns=lambda number: f"compaction {number}"))
         with st.expander("What each dropped and what was fetched again"):
             for row in table:
                 for key in LISTS:
@@ -50,11 +50,12 @@ def show(session: Session, model: str, window: int) -> None:
 
 
 def _shown(value: object) -> str:
-    """A cell as the table shows it: counts with separators, dollars as dollars, '-' for unknown."""
+    """A cell as the table shows it: counts with separators, dollars as dollars, a dash for
+    unknown; text (a trigger as the file writes it) as text (the table reads markdown)."""
     if value is None:
-        return "-"
+        return "—"  # a bare "-" would be a markdown list
     if isinstance(value, float):
         return f"${value:,.4f}"
     if isinstance(value, int):
         return f"{value:,}"
-    return str(value)
+    return escape_markdown(str(value))

@@ -78,7 +78,7 @@ def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> N
             f"for ({dollars(figures['summary_cost_usd'])})"
         )
         if own is not None and against_agent.get("saved_vs_own_pct") is not None:
-            change = _change(-against_agent["saved_vs_own_pct"], "vs your agent's policy")
+            change = _change(-against_agent["saved_vs_own_pct"], "vs own policy")
             help_text = (
                 f"{base}, against your agent's own policy replayed ({dollars(own.cost_usd or 0.0)}): the "
                 "reference where the agent compacted or the raw history outgrows its window."
@@ -99,7 +99,7 @@ def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> N
     recorded = figures.get("recorded_cost_usd")
     if own is not None and own.cost_usd is not None and own.residual_pct is not None:
         row[1].metric(
-            "Your agent's policy, replayed",
+            "Agent's own policy",
             dollars(own.cost_usd),
             **_change(own.residual_pct, "vs paid"),
             help=own.words(),

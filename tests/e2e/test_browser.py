@@ -942,7 +942,7 @@ def test_a_compacting_claude_code_session_leads_with_its_agent_s_own_policy_and_
     assert own is not None and own.cost_usd is not None
     main = page.get_by_test_id("stMain")
     expect(main).to_contain_text("From preset Claude Code: auto-compact", timeout=30_000)
-    wait_for_metric(page, "Your agent's policy, replayed", dollars(own.cost_usd))
+    wait_for_metric(page, "Agent's own policy", dollars(own.cost_usd))
     expect(main).to_contain_text("This stack is your agent's own policy.")
     expect(main).to_contain_text("no residual; 1 compaction where the agent made 1")
     # the compaction report, from the file's own figures
@@ -956,7 +956,7 @@ def test_a_compacting_claude_code_session_leads_with_its_agent_s_own_policy_and_
     choose(page, "Preset", "Playground · Cache-friendly (batched eviction)")
     idle(page)
     expect(main).to_contain_text("than your agent's own policy", timeout=30_000)
-    expect(metric(page, "Cost with this stack").locator("..")).to_contain_text("vs your agent's policy")
+    expect(metric(page, "Cost with this stack").locator("..")).to_contain_text("vs own policy")
 
 
 def test_the_browser_bench_times_a_slider_step_and_a_preset_change_on_the_charts_tab(chromium_path):
