@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,15 @@ def is_agent_tool(name: str | None) -> bool:
         return False
     lowered = name.lower()
     return lowered in ("task", "agent") or lowered.endswith("_agent") or lowered.startswith("agent_")
+
+
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}")
+
+
+def version_of(value: Any) -> str:
+    """An agent's release as its file writes it ("2.1.37", "0.144.0-alpha.4"); "" for anything
+    else (a version is a name shown in sentences and rules: never free text from a file)."""
+    return value if isinstance(value, str) and _VERSION.fullmatch(value) else ""
 
 
 def label_of(value: Any) -> str:
@@ -455,7 +465,7 @@ class SessionBuilder:
             parent=self.parent,
             cache_writes_1h=self.cache_writes_1h,
             starts_mid_session=self.starts_mid_session,
-            agent_version=self.agent_version[:40],
+            agent_version=version_of(self.agent_version),
             recorded_window=self.recorded_window,
         )
 

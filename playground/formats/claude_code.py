@@ -22,6 +22,7 @@ from typing import Any
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
 from playground.formats.beside import may_look_beside
 from playground.formats.builder import (
+    MAX_RECORDED_TOKENS,
     SessionBuilder,
     arguments_text,
     as_dict,
@@ -29,6 +30,7 @@ from playground.formats.builder import (
     check_sessions,
     label_of,
     uncached_plus_cache,
+    version_of,
 )
 from playground.formats.json_text import read_side_file
 from playground.limits import LIMITS
@@ -200,15 +202,16 @@ def _read_chain(
     for number, item in lines:
         builder.where = f"line {number}"
         kind = item.get("type")
-        if isinstance(item.get("version"), str) and item["version"]:
-            builder.agent_version = item["version"][:40]  # the release that wrote the latest line
+        if version_of(item.get("version")):
+            builder.agent_version = item["version"]  # the release that wrote the latest line
         if kind == "system" and item.get("subtype") == "compact_boundary":
             meta = item.get("compactMetadata") if isinstance(item.get("compactMetadata"), dict) else {}
-            trigger = meta.get("trigger") if isinstance(meta.get("trigger"), str) else ""
+            trigger = label_of(meta.get("trigger")) if isinstance(meta.get("trigger"), str) else ""
             pre = meta.get("preTokens")
-            pending = RecordedCompaction(
-                len(builder.messages), trigger, pre if type(pre) is int and pre >= 0 else None
-            )
+            bounded = (
+                pre if type(pre) is int and 0 <= pre <= MAX_RECORDED_TOKENS else None
+            )  # no window holds more
+            pending = RecordedCompaction(len(builder.messages), trigger, bounded)
             builder.compactions.append(pending)
             open_call = None
             continue

@@ -18,7 +18,14 @@ from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
-from playground.formats.builder import SessionBuilder, arguments_text, block_text, check_sessions, label_of
+from playground.formats.builder import (
+    SessionBuilder,
+    arguments_text,
+    block_text,
+    check_sessions,
+    label_of,
+    version_of,
+)
 from policies.messages import Message, ToolCall
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -84,8 +91,7 @@ def _read_session(lines: list[tuple[int, dict]], file: str) -> Session | None:
         payload = payload if isinstance(payload, dict) else {}
         if kind == "session_meta":
             name = name or str(payload.get("id") or "")[:80]
-            if isinstance(payload.get("cli_version"), str):
-                builder.agent_version = payload["cli_version"][:40]
+            builder.agent_version = version_of(payload.get("cli_version")) or builder.agent_version
         elif kind == "turn_context":
             model = payload.get("model") if isinstance(payload.get("model"), str) else model
         elif kind == "compacted":

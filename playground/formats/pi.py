@@ -27,6 +27,7 @@ from playground.formats.builder import (
     reported_cost,
     summed_cost,
     uncached_plus_cache,
+    version_of,
 )
 from policies.messages import ToolCall
 
@@ -69,7 +70,7 @@ def _branch(items: list) -> list[tuple[int, dict]]:
 def read(items: list, file: str) -> list[Session]:
     builder = SessionBuilder(file, FORMAT)
     head = as_dict(items[0])
-    builder.agent_version = str(head.get("version", ""))[:40]
+    builder.agent_version = version_of(str(head.get("version", "")))
     passed: Counter[str] = Counter()
     costs: list[float | None] = []
     model: str | None = None

@@ -280,3 +280,24 @@ def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built(mon
     with pytest.raises(TranscriptError, match="sessions"):
         read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
     assert built == []
+
+
+def test_a_compaction_line_s_metadata_and_a_release_are_labels_not_free_text():
+    """A compact_boundary's trigger of control characters, a preTokens of 1e30 and a version of
+    "2.1.40\\n$(id)" were shown as they came: in the compaction table on a terminal, as an absurd
+    count, and in the rule's words."""
+    lines = [
+        {"type": "user", "uuid": "u0", "parentUuid": None, "sessionId": "s", "version": "2.1.40\n$(id)",
+         "message": {"role": "user", "content": "go"}},
+        {"type": "assistant", "uuid": "a0", "parentUuid": "u0", "sessionId": "s", "version": "2.1.40\n$(id)",
+         "message": {"id": "m0", "role": "assistant", "model": "claude-opus-4-6", "content": [{"type": "text", "text": "ok"}],
+                     "usage": {"input_tokens": 5, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 2}}},
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": "=cmd\n\u001b[31mred", "preTokens": 10**30}},
+        {"type": "user", "isCompactSummary": True, "uuid": "u1", "parentUuid": None, "sessionId": "s",
+         "message": {"role": "user", "content": "summary"}},
+    ]  # fmt: skip
+    (session,) = read_bytes("\n".join(json.dumps(line) for line in lines).encode(), "s.jsonl")
+    (compaction,) = session.compactions
+    assert compaction.trigger.isprintable() and "\n" not in compaction.trigger
+    assert compaction.pre_tokens is None  # no window holds 1e30 tokens
+    assert session.agent_version == ""  # not a release
