@@ -42,7 +42,7 @@ from playground.stacks.config import Config, ConfigError, load_config
 from playground.stacks.presets import PRESETS, presets_by_framework
 from playground.summaries.base import SummarizerError, SummaryStats
 from playground.summaries.endpoints import EndpointError, choose_key
-from policies.base import visible
+from policies.base import counted, visible
 from policies.registry import SpecError, load_plugins
 
 if TYPE_CHECKING:  # the metrics load when a replay is reported
@@ -492,7 +492,8 @@ def _print_table(
     session, figures = result.session, totals(table)
     print(
         visible(
-            f"{session.name} ({session.file}): {len(session.messages)} messages, {len(result.turns)} turns"
+            f"{session.name} ({session.file}): {counted(len(session.messages), 'message')}, "
+            f"{counted(len(result.turns), 'turn')}"
         ),
         file=out,
     )

@@ -170,7 +170,7 @@ def _calls(session: Session, counter: TokenCounter) -> list[tuple[int, int, int,
     fixed = counter.tools(session.tools) + REPLY_PRIMING
     points, counted, turn = [], 0, 0
     for index, message in enumerate(session.messages):
-        if message.role == "assistant":
+        if message.role == "assistant" and index not in session.held_replies:
             turn += 1
             recorded = session.usage.get(index)
             if index >= stop:

@@ -287,9 +287,8 @@ class _Run:
         self.edited = False  # an ephemeral policy edited the request being compiled
         # what the recording agent did to its own requests, and where: a request is the one it
         # sent only while the replay has done the same (``as_sent``)
-        replies = tuple(i for i, m in enumerate(session.messages) if m.role == "assistant")
         self.agent_record = AgentRecord(
-            session.format, session.agent_version, session.compactions, trims, replies=replies
+            session.format, session.agent_version, session.compactions, trims, replies=session.replies
         )
         self.previous_reply = -1  # of the reply before the request being compiled
         changes = [(c.at, n) for n, c in enumerate(session.compactions)] + [(t.at, None) for t in trims]
@@ -310,7 +309,7 @@ class _Run:
             self.working.append(block)
         turns = self.session.turns
         for index, message in enumerate(self.session.messages):
-            if message.role == "assistant":
+            if message.role == "assistant" and index not in self.session.held_replies:
                 if self.progress is not None:
                     self.progress(len(self.turns) + 1, turns, self.summarizer.stats)
                 self.compile(index, raw_tokens)

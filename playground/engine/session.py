@@ -66,6 +66,9 @@ class Session:
     agent_version: str = ""  # the recording agent's release, where the file names it
     # the context window the agent recorded having (Codex's model_context_window), where it did
     recorded_window: int | None = None
+    # replies the history holds that are no call of this file, replayed as context, not as turns:
+    # the earlier replies an LLM log's first request already held, a step opencode aborted
+    held_replies: frozenset[int] = frozenset()
 
     @property
     def recorded_model(self) -> str:
@@ -90,7 +93,14 @@ class Session:
 
     @property
     def turns(self) -> int:
-        return sum(1 for m in self.messages if m.role == "assistant")
+        return len(self.replies)
+
+    @cached_property
+    def replies(self) -> tuple[int, ...]:
+        """The raw indexes of the replies this file records as calls: a replay turn each."""
+        return tuple(
+            i for i, m in enumerate(self.messages) if m.role == "assistant" and i not in self.held_replies
+        )
 
     @cached_property
     def last_reply(self) -> int:
@@ -113,6 +123,7 @@ class Session:
             self.agent_version,
             self.recorded_window,
             self.starts_mid_session,
+            sorted(self.held_replies),
         ]
         digest.update(repr(figures).encode())
         return digest.hexdigest()[:16]

@@ -267,7 +267,7 @@ def _name(data: dict, default: str) -> str:
 
 def _run_facts(run: dict) -> str:
     """A run named by what the file records about it, or "" when it records none of it."""
-    parts = []
+    parts = [_issue(run.get("issue"))] if _issue(run.get("issue")) else []
     for key, word in RUN_FACTS:
         value = run.get(key)
         if isinstance(value, bool):
@@ -277,6 +277,16 @@ def _run_facts(run: dict) -> str:
         ):
             parts.append(f"{word} {value:g}" if isinstance(value, float) else f"{word} {str(value)[:60]}")
     return " · ".join(parts)
+
+
+def _issue(value: Any) -> str:
+    """The issue a resolver's run worked on, as "owner/repo#number", or ""."""
+    if not isinstance(value, dict):
+        return ""
+    owner, repo, number = value.get("owner"), value.get("repo"), value.get("number")
+    if isinstance(owner, str) and isinstance(repo, str) and isinstance(number, int):
+        return f"issue {owner[:60]}/{repo[:60]}#{number}"
+    return ""
 
 
 def _read_run(data: dict, file: str, name: str, where: str) -> Session:

@@ -185,6 +185,7 @@ class SessionBuilder:
         self.text_chars = 0  # the session's text as read, references resolved: held to the file limit
         self.last_reply: int | None = None  # the index of the last assistant message
         self._joins: dict[int, _Join] = {}  # index -> parts still to join onto that message
+        self.held_replies: set[int] = set()  # replies in the history that are no call of the file
 
     @property
     def where(self) -> str:
@@ -467,6 +468,7 @@ class SessionBuilder:
             starts_mid_session=self.starts_mid_session,
             agent_version=version_of(self.agent_version),
             recorded_window=self.recorded_window,
+            held_replies=frozenset(self.held_replies),
         )
 
     def warn_counts(self, what: str, counts: dict[str, int]) -> None:

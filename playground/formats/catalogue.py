@@ -92,7 +92,8 @@ FORMATS = (
         "opencode",
         "`opencode export <session>`",
         "one turn per `step-finish` with its tokens (input, output, reasoning, cache read and write); "
-        "tool parts as call and result; compaction parts and their summary",
+        "tool parts as call and result; compaction parts and their summary; a message aborted before its "
+        "first step finished as history, not a call",
         "step markers, patches and snapshots (counted)",
         "exports written from its schema (no real export under a licence that allows a copy)",
     ),
@@ -113,11 +114,13 @@ FORMATS = (
     ),
     Format(
         "OpenHands",
-        "trajectories saved from the UI; an evaluation's `output.jsonl`",
+        "trajectories saved from the UI; an evaluation's `output.jsonl`; the resolver's `output.jsonl`",
         "actions as calls (one turn per `model_response.id`), observations as results, usage from the "
-        "response or `metrics.token_usages`",
+        "response or `metrics.token_usages`; the resolver's bare events a call per agent action, its "
+        "`metrics.costs` as the agent's own bill",
         "state changes and empty observations (counted)",
-        "real: basic_gui_mode trajectory, multi_swe_bench output.jsonl (3 runs); the resolver's pairs made from it",
+        "real: basic_gui_mode trajectory, multi_swe_bench output.jsonl (3 runs), the resolver's mock output "
+        "(2 issues); the resolver's pairs made from them",
     ),
     Format(
         "Inspect AI",
@@ -189,7 +192,7 @@ FORMATS = (
         "OpenHands / LiteLLM completion logs",
         "`llm-logs/*.json` (a file a call; a folder of them a session)",
         "the request and the reply, each call's usage (with cache reads and writes), model and cost on its "
-        "reply",
+        "reply; a turn per logged call, the replies its first request already held as context",
         "tools' descriptions beyond what the request holds",
         "real: an agent-sdk llm-log (claude-sonnet-4); a folder of two",
     ),

@@ -6,7 +6,8 @@ reply in ``choices[0].message``, ``usage``), ``cost`` what the agent paid for it
 call: its request and reply, the usage on the reply. Several logs of one conversation (a list
 of them, or the files of a folder, in time order) are one session: each call's request goes on
 from the one before, and each call's usage goes on the reply at the place where its request
-ends, so every call is a turn with its own usage.
+ends, so every call is a turn with its own usage. The replies before the first call's are
+history its request already held: context, not calls (``Session.held_replies``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ def read(data: Any, file: str) -> list[Session]:
             reported_cost_usd=reported,
             warnings=(*session.warnings, *notes),
             cache_writes=_writes(session, calls),
+            held_replies=frozenset(
+                i for i, m in enumerate(session.messages[: min(calls, default=0)]) if m.role == "assistant"
+            ),
         )
     ]
 

@@ -3,7 +3,8 @@
 A user message's ``text`` parts are its text. An assistant message holds one or more model
 steps: ``step-start`` … ``step-finish`` (whose ``tokens`` carry input, output, reasoning and
 cache read and write); between them ``text``, ``reasoning`` and ``tool`` parts (a tool part
-is the call and, in its ``state``, the result). Each step is one turn. A ``compaction``
+is the call and, in its ``state``, the result). Each finished step is one turn; a message aborted
+before its first step finished is history opencode sends on, not a call. A ``compaction``
 part, and the summary message after it, are opencode's own compaction.
 """
 
@@ -141,6 +142,7 @@ def _steps(builder: SessionBuilder, info: dict, parts: list[dict], passed: Count
             )
             for call, result in calls:
                 builder.add("tool", result, tool_call_ids=(call.id,))
-        else:
-            builder.warn(builder.where, "a step with no step-finish: read without its usage")
+        else:  # aborted before its first step finished: opencode sends what it holds, records no call
+            builder.warn(builder.where, "a step with no step-finish (aborted): in the history, not a call")
             emit(None)
+            builder.held_replies.add(replies[-1])

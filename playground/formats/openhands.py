@@ -1,24 +1,41 @@
-"""OpenHands event streams: a trajectory saved from the UI (a list of events), or a run of an
-evaluation's ``output.jsonl`` (``history``, with ``metrics.token_usages`` per call).
+"""OpenHands event streams: a trajectory saved from the UI (a list of events), a run of an
+evaluation's ``output.jsonl`` (``history``, with ``metrics.token_usages`` per call), or an issue of
+the resolver's ``output.jsonl``.
 
 An event is an action or an observation with a ``source``. The actions the model took carry
 ``tool_call_metadata.model_response``, the raw completion: one response can yield several
 actions and is repeated on each action and on its observation, so actions sharing a
 ``model_response.id`` are one call. Observations answer their action (``cause``) as tool
 results. State changes and empty observations are passed over and counted.
+
+The resolver before function calling wrote its history bare: no ``source``, ``id`` or
+``tool_call_metadata`` (``openhands/resolver/resolver_output.py``, its ``mock_output``). There each
+action of the agent was one model call (``metrics.costs`` holds one cost per call) and the
+observation after it answers it; a ``message`` is the user's unless it waits for a response (the
+agent asking).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import Session
-from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list
+from playground.formats.builder import (
+    SessionBuilder,
+    arguments_text,
+    as_dict,
+    as_list,
+    reported_cost,
+    summed_cost,
+)
 from policies.messages import ToolCall
 
 PASSED_ACTIONS = ("change_agent_state", "recall", "null")
 PASSED_OBSERVATIONS = ("agent_state_changed", "null")
+# a bare event's fields that are not the action's arguments
+BARE_FIELDS = ("action", "thought", "action_risk", "is_confirmed", "keep_prompt", "kernel_init_code")
 
 
 def looks_like(items: list) -> bool:
@@ -26,7 +43,19 @@ def looks_like(items: list) -> bool:
 
 
 def _is_event(item: Any) -> bool:
-    return isinstance(item, dict) and "source" in item and ("action" in item or "observation" in item)
+    if not isinstance(item, dict):
+        return False
+    if "source" in item:
+        return "action" in item or "observation" in item
+    # a bare event of the resolver: one of the two, named (a SWE-agent step holds both as text)
+    return (
+        ("action" in item) != ("observation" in item) and "role" not in item and _bare_kind(item) is not None
+    )
+
+
+def _bare_kind(event: dict) -> str | None:
+    kind = event.get("action", event.get("observation"))
+    return kind if isinstance(kind, str) and kind.isidentifier() else None
 
 
 def _events(items: list) -> list:
@@ -44,6 +73,7 @@ def read(items: list, file: str, name: str, container: dict | None = None) -> Se
     passed: Counter[str] = Counter()
     calls_of: dict[str, str] = {}  # action id -> the tool call id it was made as
     open_response: str | None = None
+    unanswered: str | None = None  # a bare action's call, answered by the observation after it
     for n, event in enumerate(items):
         builder.where = f"event {n}"
         if not isinstance(event, dict):
@@ -58,9 +88,21 @@ def read(items: list, file: str, name: str, container: dict | None = None) -> Se
         if action == "system":
             builder.add("system", _text(args.get("content"), event.get("message")))
         elif action == "message" and not response:
-            role = "user" if event.get("source") == "user" else "assistant"
-            builder.add(role, _text(args.get("content"), event.get("message")))
+            bare = "source" not in event
+            user = not event.get("wait_for_response") if bare else event.get("source") == "user"
+            text = _text(args.get("content"), _text(event.get("message"), event.get("content")))
+            builder.add("user" if user else "assistant", text)
             open_response = None
+        elif action is not None and "source" not in event and action not in PASSED_ACTIONS:
+            unanswered = f"action-{n}" if action != "finish" else None
+            arguments = {k: v for k, v in event.items() if k not in BARE_FIELDS}
+            builder.add(
+                "assistant",
+                event.get("thought") if isinstance(event.get("thought"), str) else "",
+                tool_calls=(ToolCall(unanswered, str(action), arguments_text(arguments)),)
+                if unanswered
+                else (),
+            )
         elif action is not None and metadata:
             call_id = metadata.get("tool_call_id")
             if not isinstance(call_id, str):
@@ -102,6 +144,8 @@ def read(items: list, file: str, name: str, container: dict | None = None) -> Se
             open_response = response_id
         elif observation is not None and observation not in PASSED_OBSERVATIONS:
             call_id = metadata.get("tool_call_id") or calls_of.get(str(event.get("cause")))
+            if call_id is None and "source" not in event:
+                call_id, unanswered = unanswered, None
             if isinstance(call_id, str):
                 builder.add(
                     "tool", _text(event.get("content"), event.get("message")), tool_call_ids=(call_id,)
@@ -115,7 +159,20 @@ def read(items: list, file: str, name: str, container: dict | None = None) -> Se
                 f"{'action/' + str(action) if action is not None else 'observation/' + str(observation)}"
             ] += 1
     builder.warn_counts("events passed over, not messages the model was sent", dict(passed))
-    return builder.build(name)
+    bill = _recorded_costs(builder, container)
+    session = builder.build(name)
+    return replace(session, reported_cost_usd=bill) if bill is not None else session
+
+
+def _recorded_costs(builder: SessionBuilder, container: dict | None) -> float | None:
+    """The agent's own bill where its run records one: ``metrics.costs``, a cost per model call."""
+    costs = as_dict(as_dict(container).get("metrics")).get("costs")
+    if not isinstance(costs, list) or not costs:
+        return None
+    calls = sum(m.role == "assistant" for m in builder.messages)
+    if len(costs) != calls:
+        builder.warn("metrics.costs", f"{len(costs):,} costs recorded for {calls:,} model calls read")
+    return summed_cost([reported_cost(c) for c in costs])
 
 
 def _token_usages(container: dict | None) -> dict[str, dict]:

@@ -57,7 +57,7 @@ class CompactionRow:
 def compaction_report(session: Session, counter: TokenCounter, window: int) -> list[CompactionRow]:
     """A row per compaction the agent made in ``session`` (``counter`` counts the summaries and
     what arrived between calls; ``window`` is the context window the agent had)."""
-    replies = [i for i, m in enumerate(session.messages) if m.role == "assistant"]
+    replies = list(session.replies)
     bounds = [0, *(c.at for c in session.compactions), len(session.messages)]
     return [
         _row(session, counter, window, replies, number, compaction, bounds[number], bounds[number + 2])

@@ -134,6 +134,11 @@ def test_an_llm_completion_log_is_a_call_with_its_usage_and_a_folder_of_them_one
     assert session.usage == {reply: raw["response"]["usage"]["prompt_tokens"]}
     assert session.outputs == {reply: raw["response"]["usage"]["completion_tokens"]}
     assert session.reported_cost_usd == raw["cost"]
+    # one call whose request holds the history: one turn, the earlier replies its context
+    assert session.turns == 1 and session.replies == (reply,)
+    assert sum(m.role == "assistant" for m in session.messages) == 6
+    figures = _replays_clean(session)
+    assert figures["turns"] == 1 and figures["recorded_calls"] == 1
     assert len(session.messages[reply].tool_calls) == len(
         raw["response"]["choices"][0]["message"]["tool_calls"]
     )
@@ -149,6 +154,7 @@ def test_an_llm_completion_log_is_a_call_with_its_usage_and_a_folder_of_them_one
     shutil.copy(LLM_LOG, tmp_path / "b.json")
     (folder,) = read_path(tmp_path)
     assert folder.usage == {4: 5000, reply: raw["response"]["usage"]["prompt_tokens"]}
+    assert folder.turns == 5 and folder.replies[0] == 4  # the calls from the first logged one
     assert folder.reported_cost_usd == pytest.approx(0.01 + raw["cost"])
     _replays_clean(folder)
 
@@ -347,6 +353,37 @@ def test_an_opencode_step_with_no_step_finish_after_a_finished_one_is_no_call_of
     assert session.turns == step_finishes == 1
     assert "two, cut off" in session.messages[1].content
     assert any("joined to the step before it" in str(w) for w in session.warnings)
+
+
+def test_an_opencode_message_aborted_before_its_first_step_finished_is_history_not_a_call():
+    """A message the user aborted mid-stream has parts and no step-finish: opencode sends it on
+    with the next request and counts no call for it (90 turns were read for 89 calls)."""
+    finish = {"type": "step-finish", "tokens": {"input": 900, "output": 5, "cache": {"read": 0, "write": 0}}}
+    export = {
+        "info": {"id": "ses_1", "title": "t"},
+        "messages": [
+            {"info": {"id": "m1", "role": "user"}, "parts": [{"type": "text", "text": "go"}]},
+            {
+                "info": {"id": "m2", "role": "assistant", "modelID": "claude-sonnet-4-5", "error": {}},
+                "parts": [{"type": "step-start"}, {"type": "text", "text": "Let me look at the parser and"}],
+            },
+            {"info": {"id": "m3", "role": "user"}, "parts": [{"type": "text", "text": "no, the lexer"}]},
+            {
+                "info": {"id": "m4", "role": "assistant", "modelID": "claude-sonnet-4-5"},
+                "parts": [{"type": "step-start"}, {"type": "text", "text": "The lexer, then."}, finish],
+            },
+        ],
+    }
+    (session,) = read_bytes(json.dumps(export).encode(), "opencode.json")
+    step_finishes = sum(p["type"] == "step-finish" for m in export["messages"] for p in m["parts"])
+    assert session.turns == step_finishes == 1 and session.replies == (3,)
+    assert session.messages[1].content == "Let me look at the parser and"  # kept, and sent on
+    assert session.usage == {3: 900}
+    figures = _replays_clean(session)
+    assert figures["turns"] == 1
+    result = replay(session, [], Config().settings_for(session))
+    assert [m.content for m in result.turns[0].request][1] == "Let me look at the parser and"
+    assert any("aborted" in str(w) for w in session.warnings)
 
 
 def test_a_zip_of_an_openhands_v1_conversation_reads_as_its_folder_does(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -213,3 +214,27 @@ def test_a_pi_session_is_read_on_its_last_branch_with_the_agent_s_usage_and_cost
     call = next(m for m in session.messages if m.tool_calls)
     assert call.thinking == "run it" and session.messages[2].tool_call_id == "c1"
     assert any("other branches" in str(w) for w in session.warnings)
+
+
+RESOLVER = Path(__file__).parents[2] / "fixtures" / "formats" / "openhands" / "resolver_output.jsonl"
+
+
+def test_an_openhands_resolver_output_is_read_a_call_per_agent_action_with_its_own_bill():
+    """The resolver's ``output.jsonl`` (OpenHands' own mock output, bare events with no source or
+    ids): one session per issue, one call per action of the agent (``metrics.costs`` holds a cost
+    per call), each observation the result of the action before it. It was refused."""
+    lines = [json.loads(line) for line in RESOLVER.read_text().splitlines()]
+    sessions = read_bytes(RESOLVER.read_bytes(), "output.jsonl")
+    assert len(sessions) == len(lines) == 2
+    for session, line in zip(sessions, lines, strict=True):
+        agent_actions = [e for e in line["history"] if e.get("action") not in (None, "message")]
+        observations = [e for e in line["history"] if "observation" in e]
+        assert session.turns == len(agent_actions) == len(line["metrics"]["costs"])
+        assert session.reported_cost_usd == pytest.approx(line["metrics"]["accumulated_cost"])
+        results = [m for m in session.messages if m.role == "tool"]
+        assert len(results) == len(observations)
+        calls = {c.id: c.name for m in session.messages for c in m.tool_calls}
+        assert all(calls[r.tool_call_ids[0]] in ("run", "run_ipython") for r in results)
+        assert session.messages[0].role == "user" and "Problem Statement" in session.messages[0].content
+        assert not session.warnings
+    assert sessions[0].name.startswith("issue neubig/pr-viewer#5")
