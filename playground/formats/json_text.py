@@ -147,6 +147,42 @@ def _reason(error: json.JSONDecodeError) -> str:
     return reason
 
 
+class MemberBudget:
+    """One transcript's bounds spread over the members of an archive that hold it together (an
+    OpenHands V1 conversation's event files): its text under ``max_file_bytes`` and its values
+    under ``max_json_values``, counted on the bytes each member inflates to as it is read, so
+    no member is parsed past what the whole may hold."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.bytes_left = LIMITS.max_file_bytes
+        self.values_left = LIMITS.max_json_values
+
+    def read(self, archive: zipfile.ZipFile, name: str) -> Any:
+        with archive.open(name) as handle:
+            raw = handle.read(self.bytes_left + 1)
+        self.bytes_left -= len(raw)
+        if self.bytes_left < 0:
+            raise TranscriptError(
+                self.file, name, str(over("max_file_bytes", "the conversation's files inflate past it"))
+            )
+        depth, values = shape(raw)
+        self.values_left -= values
+        if depth > LIMITS.max_nesting or self.values_left < 0:
+            refused = bounds_error(raw) or str(
+                over("max_json_values", "the conversation's files hold more values together")
+            )
+            raise TranscriptError(self.file, name, refused)
+        return _member_json(raw, self.file, name)
+
+
+def _member_json(raw: bytes, file: str, name: str) -> Any:
+    try:
+        return parse_json(raw.decode("utf-8"), f"{file}:{name}")
+    except UnicodeDecodeError:
+        raise TranscriptError(file, name, "not UTF-8 text") from None
+
+
 def zip_member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
     """A JSON file inside a zip archive, read under the same bounds as a file on its own."""
     info = archive.getinfo(name)
@@ -154,7 +190,6 @@ def zip_member(archive: zipfile.ZipFile, name: str, file: str) -> Any:
         raise TranscriptError(file, name, str(over("max_file_bytes", f"{info.file_size:,} bytes")))
     with archive.open(name) as handle:
         raw = handle.read(LIMITS.max_file_bytes + 1)
-    try:
-        return parse_json(raw.decode("utf-8"), f"{file}:{name}")
-    except UnicodeDecodeError:
-        raise TranscriptError(file, name, "not UTF-8 text") from None
+    if len(raw) > LIMITS.max_file_bytes:  # the size its header claims is the archive's word
+        raise TranscriptError(file, name, str(over("max_file_bytes", "it inflates past it")))
+    return _member_json(raw, file, name)

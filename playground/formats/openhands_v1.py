@@ -19,7 +19,7 @@ import zipfile
 from collections import Counter
 from typing import Any
 
-from playground.engine.session import RecordedCompaction, Session, TranscriptError
+from playground.engine.session import RecordedCompaction, Session
 from playground.formats.builder import (
     MAX_RECORDED_TOKENS,
     SessionBuilder,
@@ -28,8 +28,8 @@ from playground.formats.builder import (
     as_list,
     label_of,
 )
-from playground.formats.json_text import zip_member
-from playground.limits import LIMITS, over
+from playground.formats.json_text import MemberBudget
+from playground.limits import LIMITS
 from policies.messages import ToolCall
 
 FORMAT = "OpenHands conversation"
@@ -219,10 +219,9 @@ def read_zip(data: bytes, file: str) -> list[Session]:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = archive.namelist()
         events = sorted(n for n in names if _is_event_file(n))[: LIMITS.max_messages]
-        total = sum(archive.getinfo(n).file_size for n in events)
-        if total > LIMITS.max_archive_bytes:
-            raise TranscriptError(file, "", str(over("max_archive_bytes", "the events inflate past it")))
+        # the folder is one transcript: its files together under one file's bounds, member by member
+        budget = MemberBudget(file)
         state = next((n for n in names if n.rsplit("/", 1)[-1] == "base_state.json"), None)
-        base = zip_member(archive, state, file) if state else None
-        items = [zip_member(archive, n, file) for n in events]
+        base = budget.read(archive, state) if state else None
+        items = [budget.read(archive, n) for n in events]
     return read(items, file, base if isinstance(base, dict) else None)

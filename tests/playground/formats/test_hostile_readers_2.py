@@ -301,3 +301,45 @@ def test_a_compaction_line_s_metadata_and_a_release_are_labels_not_free_text():
     assert compaction.trigger.isprintable() and "\n" not in compaction.trigger
     assert compaction.pre_tokens is None  # no window holds 1e30 tokens
     assert session.agent_version == ""  # not a release
+
+
+def test_an_openhands_v1_zip_is_parsed_member_by_member_under_one_transcript_s_bounds(monkeypatch):
+    """Issue 58, 6: a 236 KB zip of 60 event files, each inflating to 4 MB of numbers, was parsed
+    whole (953 MB peak, 14 s, read). The folder is one transcript: its members together are
+    held to one file's bytes and values, counted as each inflates, and the member that passes
+    them is named before it is parsed."""
+    import io
+    import zipfile
+
+    from playground.limits import LIMITS
+
+    def conversation(events: int, pad: int) -> bytes:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("abc/base_state.json", json.dumps({"agent": {"llm": {"model": "gpt-4o"}}}))
+            for n in range(events):
+                event = {
+                    "kind": "MessageEvent",
+                    "id": str(n),
+                    "source": "user" if n % 2 == 0 else "agent",
+                    "llm_message": {
+                        "role": "user" if n % 2 == 0 else "assistant",
+                        "content": [{"type": "text", "text": f"message {n}"}],
+                    },
+                    "pad": [0] * pad,
+                }
+                archive.writestr(f"abc/events/event-{n:05d}-{n}.json", json.dumps(event))
+        return out.getvalue()
+
+    monkeypatch.setattr(LIMITS, "max_json_values", 1_000)
+    (session,) = read_bytes(conversation(4, 100), "conversation.zip")  # 4 x ~110 values: read
+    assert session.turns == 2
+    with pytest.raises(TranscriptError) as values:
+        read_bytes(conversation(12, 100), "conversation.zip")  # each member alone is well under
+    assert "event-00009-9.json" in str(values.value) and "hold more values together" in str(values.value)
+    monkeypatch.setattr(LIMITS, "max_json_values", 2_000_000)
+    monkeypatch.setattr(LIMITS, "max_file_bytes", 20_000)
+    with pytest.raises(TranscriptError) as text:
+        read_bytes(conversation(12, 1_500), "conversation.zip")  # 4.6 KB a member, 20 KB together
+    assert "the conversation's files inflate past it" in str(text.value)
+    assert "PLAYGROUND_MAX_FILE_BYTES" in str(text.value)
