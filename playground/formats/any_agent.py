@@ -25,7 +25,6 @@ from playground.formats.builder import (
     reported_cost,
     summed_cost,
 )
-from playground.formats.json_text import bounds_error, loads
 from policies.messages import ToolCall
 
 FORMAT = "any-agent trace"
@@ -127,12 +126,9 @@ def _json(value: Any, builder: SessionBuilder) -> Any:
     """An attribute holding JSON text, as data (None, said, where it does not read)."""
     if not isinstance(value, str):
         return value
-    refused = bounds_error(value.encode("utf-8", "surrogatepass"), "an attribute's JSON: ")
-    if refused:
-        raise builder.error(builder.where, refused)
     try:
-        return loads(value)
-    except (json.JSONDecodeError, ValueError):
+        return builder.inner_json(value, "an attribute's JSON")
+    except json.JSONDecodeError:
         builder.warn(builder.where, "an attribute that should hold JSON does not: left out")
         return None
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from playground.engine.session import ReadWarning, RecordedCompaction, Session, TranscriptError
+from playground.formats.json_text import NotANumber, loads, shape
 from playground.limits import LIMITS, over
 from policies.base import counted, shown, visible
 from policies.messages import Message, ToolCall
@@ -186,6 +187,8 @@ class SessionBuilder:
         self.last_reply: int | None = None  # the index of the last assistant message
         self._joins: dict[int, _Join] = {}  # index -> parts still to join onto that message
         self.held_replies: set[int] = set()  # replies in the history that are no call of the file
+        self.tool_call_count = 0  # held to max_messages: each call's result is a message
+        self.inner_values = 0  # of the JSON texts inside the file's fields, together
 
     @property
     def where(self) -> str:
@@ -341,7 +344,15 @@ class SessionBuilder:
         self._joins.clear()
 
     def _note_calls(self, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
-        """The calls, their text checked; a call id used before gets a warning."""
+        """The calls, their text checked; a call id used before gets a warning. A session makes
+        as many calls, in one reply or all, as it may hold messages (each call's result is one):
+        a 96 KB file of calls in an attribute's JSON made 1.8 million."""
+        self.tool_call_count += len(calls)
+        if self.tool_call_count > LIMITS.max_messages:
+            raise self.error(
+                self.where,
+                str(over("max_messages", f"{self.tool_call_count:,} tool calls, each answered by a message")),
+            )
         checked = []
         for call in calls:
             call = ToolCall(
@@ -355,6 +366,29 @@ class SessionBuilder:
             self._call_names[call.id] = call.name
             checked.append(call)
         return tuple(checked)
+
+    def inner_json(self, text: str, what: str) -> Any:
+        """JSON text inside a field (an OpenTelemetry attribute), parsed under the file's bounds:
+        its nesting, and the values of every such text of the file together, which the file's own
+        count never saw inside its strings. JSONDecodeError where the text is not JSON."""
+        depth, values = shape(text.encode("utf-8", "surrogatepass"))
+        self.inner_values += values
+        if depth > LIMITS.max_nesting:
+            raise self.error(self.where, str(over("max_nesting", f"{what}: brackets nested {depth:,} deep")))
+        if self.inner_values > LIMITS.max_json_values:
+            raise self.error(
+                self.where,
+                str(
+                    over(
+                        "max_json_values",
+                        f"{what}: the JSON inside the file's fields holds about {self.inner_values:,} values",
+                    )
+                ),
+            )
+        try:
+            return loads(text)
+        except NotANumber as error:
+            raise self.error(self.where, f"{what}: {error}") from None
 
     def _valid_text(self, text: str, field: str) -> str:
         """Text as read; a lone surrogate (a string cut mid-character) shown as U+FFFD, with a warning."""

@@ -24,7 +24,6 @@ from typing import Any
 
 from playground.engine.session import Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
-from playground.formats.json_text import bounds_error, loads
 from policies.base import shown
 from policies.messages import ToolCall
 
@@ -213,20 +212,6 @@ def _read_trace(spans: list[dict], file: str, trace: str) -> Session:
     return builder.build(name.strip())
 
 
-def _inner_json(text: str, key: str, builder: SessionBuilder) -> Any:
-    """An attribute that holds JSON text, read under the same bounds as a file (nesting depth,
-    numbers): the file's own depth check never saw inside the string. JSONDecodeError: not JSON."""
-    refused = bounds_error(text.encode("utf-8", "surrogatepass"), f"{key}: ")
-    if refused:
-        raise builder.error(builder.where, refused)
-    try:
-        return loads(text)
-    except json.JSONDecodeError:
-        raise
-    except ValueError as error:  # NaN, Infinity, an integer of too many digits
-        raise builder.error(builder.where, f"{key}: {error}") from None
-
-
 # a message as read: (role, text, tool calls, tool call ids); equal tuples are the same message
 def _messages(attributes: dict, key: str, flat: str, builder: SessionBuilder) -> list[tuple]:
     raw = attributes.get(key)
@@ -234,7 +219,7 @@ def _messages(attributes: dict, key: str, flat: str, builder: SessionBuilder) ->
         return _flat(attributes, flat, builder)
     if isinstance(raw, str):
         try:
-            raw = _inner_json(raw, key, builder)
+            raw = builder.inner_json(raw, key)
         except json.JSONDecodeError:
             builder.warn(builder.where, f"{key} is not JSON: read as one text")
             role = "assistant" if key == OUTPUT else "user"
@@ -344,7 +329,7 @@ def _system(attributes: dict, builder: SessionBuilder) -> list[tuple]:
         return []
     if isinstance(raw, str):
         try:
-            raw = _inner_json(raw, "system instructions", builder)
+            raw = builder.inner_json(raw, "system instructions")
         except json.JSONDecodeError:
             return [("system", raw, (), ())]
     parts = raw if isinstance(raw, list) else [raw]

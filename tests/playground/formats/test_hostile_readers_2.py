@@ -343,3 +343,49 @@ def test_an_openhands_v1_zip_is_parsed_member_by_member_under_one_transcript_s_b
         read_bytes(conversation(12, 1_500), "conversation.zip")  # 4.6 KB a member, 20 KB together
     assert "the conversation's files inflate past it" in str(text.value)
     assert "PLAYGROUND_MAX_FILE_BYTES" in str(text.value)
+
+
+def any_agent_calls_in_attributes(spans: int, calls: int) -> bytes:
+    """``spans`` model calls, each making ``calls`` tool calls written in its output attribute's
+    JSON text: values inside a string that the file's own count never sees."""
+    output = json.dumps([{"tool.name": "a"}] * calls)
+    return json.dumps(
+        {
+            "spans": [
+                {
+                    "name": "call_llm m",
+                    "start_time": i,
+                    "attributes": {
+                        "gen_ai.operation.name": "call_llm",
+                        "gen_ai.request.model": "gpt-4o",
+                        "gen_ai.input.messages": json.dumps([{"role": "user", "content": "go"}]),
+                        "gen_ai.output.type": "json",
+                        "gen_ai.output": output,
+                    },
+                }
+                for i in range(spans)
+            ]
+        }
+    ).encode()
+
+
+def test_the_json_inside_a_file_s_fields_shares_one_budget_and_calls_are_held_to_the_messages(
+    monkeypatch,
+):
+    """Issue 58, 7: each attribute's JSON had its own 2 M values; a 96 KB gzip of two spans of
+    900,000 calls each read as 1.8 M tool calls (22 s, 1.1 GB). Now the JSON of every field
+    shares the file's budget, and a session holds as many calls as messages (each answered by one)."""
+    from playground.limits import LIMITS
+
+    (session,) = read_bytes(any_agent_calls_in_attributes(2, 3), "trace.json")
+    assert session.tool_calls == 6
+    monkeypatch.setattr(LIMITS, "max_json_values", 500)
+    read_bytes(any_agent_calls_in_attributes(1, 200), "trace.json")  # ~400 values: read
+    with pytest.raises(TranscriptError) as values:
+        read_bytes(any_agent_calls_in_attributes(2, 200), "trace.json")  # each alone under, not together
+    assert "span 1" in str(values.value) and "inside the file's fields" in str(values.value)
+    monkeypatch.setattr(LIMITS, "max_json_values", 2_000_000)
+    monkeypatch.setattr(LIMITS, "max_messages", 50)
+    with pytest.raises(TranscriptError) as calls:
+        read_bytes(any_agent_calls_in_attributes(1, 60), "trace.json")
+    assert "60 tool calls" in str(calls.value) and "PLAYGROUND_MAX_MESSAGES" in str(calls.value)
