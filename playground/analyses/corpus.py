@@ -30,6 +30,7 @@ from playground.formats import compressed, read_bytes
 from playground.limits import LIMITS, LimitError, over, read_limited
 from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.figures import heading, higher_is_better
+from playground.models.plausible import plausible
 from playground.stacks.candidates import Candidate
 from policies.base import shown
 
@@ -207,7 +208,7 @@ def replay_source(source: Source, job: Job, key: str, counter: TokenCounter | No
     base = {"source": label, "session_index": -1, "session": "", "stack": "", "stack_index": -1}
     try:
         data = source.read()
-        sessions = read_bytes(data, label)
+        sessions = plausible(read_bytes(data, label))
     except TranscriptError as error:
         return UnitResult(key, [base | {"error": str(error)}], None)
     except LimitError as error:

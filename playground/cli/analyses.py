@@ -11,11 +11,10 @@ from typing import Any
 
 from playground.analyses.compare import Comparison, compare, display_table, unique_name
 from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
-from playground.cli.common import add_price_argument, shell_word, with_prices
+from playground.cli.common import add_price_argument, sessions_in, shell_word, with_prices
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
-from playground.formats import read_path
 from playground.limits import LIMITS
 from playground.measures.evaluate import evaluate
 from playground.stacks.candidates import Candidate
@@ -122,7 +121,7 @@ def run_compare(args: argparse.Namespace) -> int:
     names = [c.name for c in candidates]
     if args.baseline is not None and args.baseline not in names:
         raise UsageError(f"--baseline {args.baseline!r}: not a candidate (candidates: {', '.join(names)})")
-    session = pick_session(read_path(args.file), args.session, args.file)
+    session = pick_session(sessions_in(args.file), args.session, args.file)
     scenario = config.scenario_for(session)
     counter = TokenCounter(scenario.settings.model)
     figures = {c.name: evaluate(session, c.stack, scenario, counter).totals for c in candidates}
@@ -152,7 +151,7 @@ def run_sweep_command(args: argparse.Namespace) -> int:
     if not 1 <= args.workers <= LIMITS.max_sweep_workers:
         raise UsageError(f"--workers must be from 1 to {LIMITS.max_sweep_workers}")
     axes = [parse_axis(text, config.stack) for text in args.param]
-    session = pick_session(read_path(args.file), args.session, args.file)
+    session = pick_session(sessions_in(args.file), args.session, args.file)
     tty = sys.stderr.isatty()
     sweep = run_sweep(
         session,

@@ -10,6 +10,8 @@ import sys
 from typing import Any, TextIO
 
 from playground.engine.session import Session
+from playground.formats import read_path
+from playground.models.plausible import plausible
 from playground.stacks.config import Config
 from playground.stacks.presets import PRESETS
 from policies.base import shown
@@ -24,6 +26,12 @@ class UsageError(ValueError):
 def default_config() -> Config:
     """pyagentic's recommended stack: clip at 8,000 chars, keep 5 tool results, compact at 80,000."""
     return Config(stack=list(PRESETS[DEFAULT_PRESET]))
+
+
+def sessions_in(path: str) -> list[Session]:
+    """The sessions of a file or folder named on the command line, each call's usage held to
+    what its model could have recorded."""
+    return plausible(read_path(path))
 
 
 def pick_session(sessions: list[Session], wanted: str | None, file: str) -> Session:

@@ -7,10 +7,9 @@ import argparse
 import sys
 from typing import Any
 
-from playground.cli.common import pick_session, write_json, write_whole
+from playground.cli.common import pick_session, sessions_in, write_json, write_whole
 from playground.cli.text_table import text_table
 from playground.engine.tokens import TokenCounter
-from playground.formats import read_path
 from playground.measures.compactions import COLUMNS, LISTS, compaction_report, report_words, table_rows
 from playground.measures.evaluate import Scenario
 from policies.base import visible
@@ -31,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     documents = []
     out = sys.stderr if args.json == "-" else sys.stdout
     for file in args.files:
-        session = pick_session(read_path(file), args.session, file)
+        session = pick_session(sessions_in(file), args.session, file)
         settings = Scenario().for_session(session, False).settings
         rows = compaction_report(session, TokenCounter(settings.model), settings.context_window)
         table = table_rows(rows)

@@ -21,6 +21,7 @@ from playground.cli.common import (
     default_config,
     pick_session,
     preset_config,
+    sessions_in,
     with_prices,
     write_json,
     write_whole,
@@ -282,7 +283,7 @@ def _export(args: argparse.Namespace) -> int:
     from playground.export.nearest import nearest_stack
 
     if args.session:
-        session = pick_session(read_path(args.session), None, args.session)
+        session = pick_session(sessions_in(args.session), None, args.session)
         check = export_check(
             session, config.stack, config.settings_for(session), args.to, config.pricing, config.must_keep
         )
@@ -316,7 +317,7 @@ def _validate(args: argparse.Namespace) -> int:
     failed = False
     for file in args.files:
         try:
-            sessions = read_path(file)
+            sessions = sessions_in(file)
         except TranscriptError as error:
             print(f"playground: {visible(str(error))}", file=sys.stderr)
             failed = True
@@ -406,8 +407,10 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     from playground.measures.baseline import file_figures, which_session
     from playground.measures.evaluate import evaluate
 
-    sessions = read_path(file)
+    sessions = sessions_in(file)
     session = pick_session(sessions, args.session, file)
+    for warning in session.warnings:  # what the reader noticed and did not change: said before figures
+        print(visible(f"warning: {session.name}: {warning}"), file=sys.stderr)
     slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
     try:
         evaluated = evaluate(

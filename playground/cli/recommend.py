@@ -106,6 +106,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     from playground.formats import read_bytes
     from playground.measures.must_keep import MustKeepError
     from playground.measures.must_keep import parse as parse_must_keep
+    from playground.models.plausible import plausible
 
     missing = [path for path in args.paths if not os.path.lexists(path)]
     if missing:
@@ -118,7 +119,7 @@ def run_recommend(args: argparse.Namespace) -> int:
     found, passed = sources(args.paths)
     for label, reason in passed:
         print(f"playground: passed over {visible(label)}: {visible(reason)}", file=sys.stderr)
-    sessions = [s for source in found for s in read_bytes(source.read(), source.label)]
+    sessions = [s for source in found for s in plausible(read_bytes(source.read(), source.label))]
     if not sessions:
         raise UsageError("no transcripts found under " + ", ".join(args.paths))
     config = Config()

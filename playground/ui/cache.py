@@ -26,6 +26,7 @@ from playground.formats import read_bytes
 from playground.limits import LIMITS
 from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.metrics import events_frame
+from playground.models.plausible import plausible
 from playground.money.cost import RecordedBill, recorded_bill
 from playground.summaries.base import SummaryStats
 from policies.base import shown
@@ -44,7 +45,7 @@ class Loaded:
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(digest: str, name: str, _data: bytes, _beside: tuple[tuple[str, bytes], ...] = ()) -> Loaded:
     try:
-        sessions = tuple(read_bytes(_data, name, dict(_beside)))
+        sessions = tuple(plausible(read_bytes(_data, name, dict(_beside))))
         return Loaded(sessions, bill=recorded_bill(sessions))
     except TranscriptError as error:
         return Loaded(error=str(error))

@@ -31,7 +31,7 @@ def test_replay_of_a_session_with_no_reply_says_there_is_nothing_to_replay(tmp_p
     asked.write_text(json.dumps([{"role": "user", "content": "anyone there?"}]))
     assert main(["replay", str(asked)]) == 0
     out = capsys.readouterr().out
-    assert "1 messages, 0 turns" in out
+    assert "1 message, 0 turns" in out
     assert "This session has no assistant replies, so there is no inference to replay." in out
 
 
