@@ -50,7 +50,10 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_summary_bytes: int = _limit(64 * 2**10, "one summary")
     max_response_bytes: int = _limit(4 * 2**20, "one endpoint reply, read no further")
     # the app
-    max_store_bytes: int = _limit(2 * 2**30, "replays the app keeps, all browsers together")
+    max_store_bytes: int = _limit(
+        512 * 2**20,
+        "replays the app keeps, all browsers together, with the sessions they replayed (each counted once)",
+    )
     max_replays_per_browser: int = _limit(
         12, "replays one browser session may keep in that store (the stack, 6 candidates, spares)"
     )

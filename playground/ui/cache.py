@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -136,10 +137,13 @@ class ReplayStore:
     """The most recent replays, shared by every rerun; an LRU so a slow replay can report
     progress to the page (streamlit's cached functions cannot draw).
 
-    Bounded in bytes for the whole server (``max_store_bytes``) and in entries per browser
-    session (``max_replays_per_browser``): one visitor's sweep cannot push out everyone
-    else's replays, nor grow the server without end. A browser session's replays go when it
-    closes (``is_live`` says it has; they pin the session they replayed)."""
+    Bounded in bytes for the whole server (``max_store_bytes``), counting each replay's tables
+    and, once per session however many replays it has, the session it replayed (each pins
+    its session: a 16 MB transcript under a 4 KiB replay was invisible to the bound); and in
+    entries per browser session (``max_replays_per_browser``): one visitor's sweep cannot push
+    out everyone else's replays, nor grow the server without end. A closed browser session's
+    replays go at the next store or within ``SWEEP_SECONDS`` (``sweep``, on a timer), whichever
+    is first (``is_live`` says whether it is open)."""
 
     def __init__(
         self,
@@ -152,8 +156,10 @@ class ReplayStore:
         self.is_live = is_live or _browser_session_is_open
         self._items: OrderedDict[tuple, tuple[Replayed, int]] = OrderedDict()
         self._owned: dict[str, list[tuple]] = {}
+        self._sessions: dict[str, list[int]] = {}  # content hash -> [its bytes, replays kept of it]
         self.bytes = 0
         self._lock = threading.Lock()
+        self._timer: threading.Thread | None = None
 
     def get(self, key: tuple) -> Replayed | None:
         with self._lock:
@@ -165,33 +171,85 @@ class ReplayStore:
 
     def put(self, key: tuple, value: Replayed, owner: str = "") -> None:
         size = replay_bytes(value)
+        session = value.result.session
         with self._lock:
             if key in self._items:
                 return
-            if size > self.max_bytes:  # served once, never kept
+            kept = self._sessions.get(session.content_hash)
+            pinned = 0 if kept else session_bytes(session)
+            if size + pinned > self.max_bytes:  # served once, never kept
                 return
-            for closed in [o for o in self._owned if o and o != owner and not self.is_live(o)]:
-                for gone in self._owned.pop(closed):
-                    self._drop(gone)
+            self._drop_closed(but=owner)
             owned = self._owned.setdefault(owner, [])
             while len(owned) >= self.per_owner:
                 self._drop(owned.pop(0))
             self._items[key] = (value, size)
             owned.append(key)
             self.bytes += size
+            kept = self._sessions.setdefault(session.content_hash, [session_bytes(session), 0])
+            if kept[1] == 0:
+                self.bytes += kept[0]
+            kept[1] += 1
             while self.bytes > self.max_bytes:
                 self._drop(next(iter(self._items)))
+
+    def sweep(self) -> None:
+        """Let go of the replays of every browser session that has closed."""
+        with self._lock:
+            self._drop_closed(but=None)
+
+    def sweep_every(self, seconds: float) -> None:
+        """Sweep on a timer, from a daemon thread started once (a closed browser's replays went
+        only when another browser stored one)."""
+        with self._lock:
+            if self._timer is not None:
+                return
+            self._timer = threading.Thread(target=self._sweeping, args=(seconds,), daemon=True)
+            self._timer.start()
+
+    def _sweeping(self, seconds: float) -> None:
+        while True:
+            time.sleep(seconds)
+            try:
+                self.sweep()
+            except Exception:  # never let the timer die of one fault: said in the server's log
+                _log.exception("sweeping the replay store failed")
+
+    def _drop_closed(self, but: str | None) -> None:
+        for closed in [o for o in self._owned if o and o != but and not self.is_live(o)]:
+            for gone in self._owned.pop(closed):
+                self._drop(gone)
 
     def _drop(self, key: tuple) -> None:
         entry = self._items.pop(key, None)
         if entry is not None:
             self.bytes -= entry[1]
+            digest = entry[0].result.session.content_hash
+            kept = self._sessions[digest]
+            kept[1] -= 1
+            if kept[1] == 0:  # its last replay gone: the session is no longer held here
+                self.bytes -= kept[0]
+                del self._sessions[digest]
         for owned in self._owned.values():
             if key in owned:
                 owned.remove(key)
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+SWEEP_SECONDS = 60.0
+
+
+def session_bytes(session: Session) -> int:
+    """What keeping a session costs, roughly: its text and a Python object per message and call."""
+    return sum(
+        240
+        + len(m.content)
+        + len(m.thinking)
+        + sum(120 + len(c.id) + len(c.name) + len(c.arguments) for c in m.tool_calls)
+        for m in session.messages
+    )
 
 
 def _browser_session_is_open(session_id: str) -> bool:
@@ -203,7 +261,9 @@ def _browser_session_is_open(session_id: str) -> bool:
 
 @st.cache_resource(show_spinner=False)
 def replay_store() -> ReplayStore:
-    return ReplayStore()
+    store = ReplayStore()
+    store.sweep_every(SWEEP_SECONDS)
+    return store
 
 
 def replayed(

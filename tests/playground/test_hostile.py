@@ -214,6 +214,45 @@ def test_a_closed_browser_sessions_replays_are_let_go_of():
     assert store.get(("a", 0)) is None and store.get(("b", 0)) is not None and len(store) == 2
 
 
+def test_the_store_counts_each_session_it_pins_once_and_lets_closed_browsers_go_on_a_timer():
+    """Issue 58, 9: each replay pins its session, but the store counted 4 KiB a replay, so a
+    16 MB session was invisible to its bound (itself 2 GiB, over the memory budget), and a closed
+    browser's replays went only when another browser stored one."""
+    from playground.ui.cache import Replayed, replay_bytes, session_bytes
+
+    big = make_session(system(), user(), *tool_loop(20, 5_000), assistant("done"))
+    result = replay(big, [])
+    frame = turns_frame(result)
+
+    def replayed(n: int) -> Replayed:
+        return Replayed(result, frame, frame.iloc[:0], {"n": n})
+
+    one = replay_bytes(replayed(0))
+    assert session_bytes(big) > 20 * 5_000 > one  # the session outweighs its replay's tables
+    store = ReplayStore(max_bytes=10**9, per_owner=5, is_live=lambda owner: True)
+    store.put(("a", 0), replayed(0), owner="browser-a")
+    store.put(("a", 1), replayed(1), owner="browser-a")
+    assert store.bytes == 2 * one + session_bytes(big)  # two replays, one session
+    store._drop(("a", 0))
+    assert store.bytes == one + session_bytes(big)
+    store._drop(("a", 1))
+    assert store.bytes == 0  # the last replay gone, the session with it
+    small = ReplayStore(max_bytes=session_bytes(big), per_owner=5, is_live=lambda owner: True)
+    small.put(("a", 0), replayed(0), owner="browser-a")
+    assert len(small) == 0  # served once, never kept: the session alone fills the bound
+    assert limits.LIMITS.max_store_bytes < 2**30  # under the server's memory budget
+
+    open_browsers = {"browser-a"}
+    timed = ReplayStore(max_bytes=10**9, per_owner=5, is_live=open_browsers.__contains__)
+    timed.put(("a", 0), replayed(0), owner="browser-a")
+    timed.sweep_every(0.02)
+    open_browsers.clear()  # the tab closed; no other browser stores anything
+    deadline = time.monotonic() + 5
+    while len(timed) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(timed) == 0 and timed.bytes == 0
+
+
 # 6. the summarizer call has no overall bound
 
 
@@ -557,7 +596,7 @@ def test_the_operator_moves_a_limit_with_its_setting_and_the_cli_lists_them(caps
     assert main(["limits"]) == 0
     listed = capsys.readouterr().out
     assert "PLAYGROUND_MAX_MESSAGES" in listed and "20,000" in listed
-    assert "PLAYGROUND_MAX_STORE_BYTES" in listed and "(2 GiB)" in listed
+    assert "PLAYGROUND_MAX_STORE_BYTES" in listed and "(512 MiB)" in listed
     assert len(listed.splitlines()) == len(dataclasses.fields(limits.Limits))
 
 
