@@ -4,7 +4,7 @@ A hosted playground replays files from strangers, so each resource an input can 
 spend has a ceiling, and hitting one gives a message that names the limit and its
 setting. Whoever starts the server (or runs the CLI) can move any of them with an
 environment variable, ``PLAYGROUND_<NAME>`` in capitals, e.g.
-``PLAYGROUND_MAX_MESSAGES=50000``. The README lists them; ``limits_table`` prints them.
+``PLAYGROUND_MAX_MESSAGES=50000``. The docs list them (``markdown_table``); ``limits_table`` prints them.
 """
 
 from __future__ import annotations
@@ -116,9 +116,10 @@ def over(name: str, what: str) -> LimitError:
     return LimitError(f"{what}; the limit is {_value(name)} ({LIMITS.setting(name)})")
 
 
-def _value(name: str) -> str:
-    """Limit ``name`` as a reader wants it: ``52,428,800 bytes (50 MiB)``, ``600 s``."""
-    limit = getattr(LIMITS, name)
+def _value(name: str, limits: Limits | None = None) -> str:
+    """Limit ``name`` (of ``limits``, the server's by default) as a reader wants it:
+    ``52,428,800 bytes (50 MiB)``, ``600 s``."""
+    limit = getattr(limits or LIMITS, name)
     shown = f"{limit:,}" if isinstance(limit, int) else f"{limit:g}"
     if name.endswith("_bytes"):
         scale, unit = next(
@@ -135,9 +136,16 @@ def check_stack_size(entries: int) -> None:
         raise over("max_stack", f"the stack holds {entries:,} entries")
 
 
-def limits_table() -> list[tuple[str, str, str]]:
-    """Every limit's setting, current value and meaning, for ``playground limits``."""
-    return [(LIMITS.setting(f.name), _value(f.name), f.metadata["about"]) for f in fields(Limits)]
+def limits_table(limits: Limits | None = None) -> list[tuple[str, str, str]]:
+    """Every limit's setting, value (the server's, or of ``limits``) and meaning, for
+    ``playground limits`` and the docs."""
+    return [(LIMITS.setting(f.name), _value(f.name, limits), f.metadata["about"]) for f in fields(Limits)]
+
+
+def markdown_table() -> str:
+    """The limits with their defaults, as the docs' hosting page shows them."""
+    rows = [f"| `{setting}` | {value} | {about} |" for setting, value, about in limits_table(Limits())]
+    return "\n".join(["| Setting | Default | Bounds |", "|---|---|---|", *rows]) + "\n"
 
 
 def read_limited(file: str, limit: str) -> bytes:

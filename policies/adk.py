@@ -47,6 +47,9 @@ class AdkTokenCompactionPolicy(Policy):
     requests no longer show the raw events it covers). ADK sets no defaults; these are ours.
     """
 
+    source = "`google-adk==2.13.0`"
+    summary = "token mode: all but the last N events into one rolling model-role summary"
+
     params = (
         Param("token_threshold", int, 100_000, "Prompt tokens at which it compacts.", 1_000, 10_000_000),
         Param("event_retention_size", int, 5, "Most recent events kept raw.", 0, 10_000),
@@ -92,6 +95,9 @@ class AdkSlidingWindowCompactionPolicy(Policy):
     (persistent). Summaries are never seeded with the previous one in this mode. ADK sets
     no defaults; its docs use interval 3, overlap 1.
     """
+
+    source = "`google-adk==2.13.0`"
+    summary = "after every N completed invocations, the raw events from `overlap_size` invocations earlier through the last one become a model-role summary; requests show every summary no later one contains, so overlapping windows summarize raw events again"
 
     params = (
         Param("compaction_interval", int, 3, "Completed invocations that trigger a summary.", 1, 10_000),

@@ -24,6 +24,9 @@ class AnthropicCompactionPolicy(Policy):
     ``usage.iterations`` bills it apart. ``instructions`` replace the default prompt
     entirely, as the API's do; ours is our own wording."""
 
+    source = "Anthropic `compact_20260112`"
+    summary = "over the trigger (whole request), the whole conversation becomes one `compaction` block"
+
     params = (
         Param("trigger", int, 150_000, "Input tokens above which the server compacts.", 50_000, 10_000_000),
         Param("instructions", str, INSTRUCTIONS, "The summarizer's instructions (replace the default)."),
@@ -56,6 +59,9 @@ class ClearThinkingPolicy(Policy):
     turn's thinking anyway: ``keep_turns`` 1 is what a request without the edit is billed
     for. Keeping all (no policy) keeps the cached prefix whole: removing older thinking
     breaks the cache where the first of it sat."""
+
+    source = "Anthropic `clear_thinking_20251015`"
+    summary = "ephemeral; the thinking of all but the last N assistant turns that have any is removed from the request (the API's own default keeps 1); exported first among the edits"
 
     persistence = EPHEMERAL
     params = (Param("keep_turns", int, 1, "Most recent assistant turns whose thinking is kept.", 0, 1_000),)

@@ -54,6 +54,9 @@ class BufferedContextPolicy(Policy):
     """``BufferedChatCompletionContext(buffer_size)``: the last ``buffer_size`` messages; a
     leading function-result message is dropped (no marker)."""
 
+    source = "`autogen-core==0.7.5`"
+    summary = "ephemeral view: the last N messages (`BufferedChatCompletionContext`)"
+
     persistence = EPHEMERAL
     params = (Param("buffer_size", int, 10, "Most recent AutoGen messages in the view.", 1, 10_000),)
 
@@ -74,6 +77,9 @@ class HeadAndTailContextPolicy(Policy):
     messages." and the last ``tail_size`` (less a leading function-result message); all of
     them while head and tail cover the list. N counts what lies between head and tail before
     those two adjustments, as AutoGen counts it."""
+
+    source = "`autogen-core==0.7.5`"
+    summary = 'ephemeral view: the first N, "Skipped N messages.", the last M (`HeadAndTailChatCompletionContext`)'
 
     persistence = EPHEMERAL
     params = (
@@ -111,6 +117,9 @@ class TokenLimitedContextPolicy(Policy):
     of the OpenAI messages it becomes, the role, a user's name (+1), a result's call id and
     an assistant's calls as JSON among them, and 3 for the reply. The tool definitions count
     only when the context is given ``tool_schema``, by AutoGen's own rule."""
+
+    source = "`autogen-core==0.7.5`"
+    summary = "ephemeral view: messages popped from the middle until the rest counts under a token limit; orphans included, autogen #7955 (`TokenLimitedChatCompletionContext`)"
 
     persistence = EPHEMERAL
     params = (

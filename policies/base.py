@@ -293,6 +293,8 @@ class Policy:
     params: ClassVar[tuple[Param, ...]] = ()
     persistence: str = PERSISTENT
     timing: str = PER_CALL
+    source: ClassVar[str] = ""  # the system it comes from, with the version and file it follows
+    summary: ClassVar[str] = ""  # what it does, in a line a user reads (the docs' policy table)
 
     def __init__(self, **values: Any) -> None:
         declared = {p.name: p for p in self.params}

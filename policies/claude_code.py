@@ -74,6 +74,9 @@ class ClaudeCodeAutoCompactPolicy(Policy):
     the agent's compactions, the agent's summary stands in for a new one.
     ``summary_prompt`` is our own; paste yours."""
 
+    source = "Claude Code (its docs, issues #31806 #35127, and its real files: `compact_boundary` `preTokens` of 2.0.67–2.1.53)"
+    summary = "the whole conversation becomes one user-role summary; `rule` by the session's release: from 2.1.29 the last call's usage plus an estimate of what arrived since at window − 33,000 (167,000 of 200K), before it the last call's usage alone at window − 45,000 (155,000); on a Claude Code session (`follow_record`) it does what the agent did while the replay is still the agent's (see *Your agent's own policy, replayed*)"
+
     params = (
         Param(
             "autocompact_pct_override",
@@ -257,6 +260,9 @@ class ClaudeCodeMicrocompactPolicy(Policy):
     1-hour cache lifetime Claude Code writes with, and our reading of its behaviour (keep 5).
     The gap is measured between the recorded times of the previous reply and this one: a
     transcript without reply times never triggers it (an event says so)."""
+
+    source = "Claude Code"
+    summary = "after a gap between replies longer than the cache lifetime (60 minutes), old tool results but the last 5 become `[Old tool result content cleared]`; needs a transcript with reply times (its undocumented values are parameters)"
 
     params = (
         Param(

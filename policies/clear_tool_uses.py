@@ -42,6 +42,9 @@ class ClearToolUsesPolicy(Policy):
     stored history, so by default it is ephemeral: it sees every output again each call.
     """
 
+    source = "Anthropic context editing, LangChain `ContextEditingMiddleware`"
+    summary = "ephemeral; clears the oldest tool results beyond `keep`; `flavour: anthropic` counts the whole request and treats `clear_at_least` as all or nothing, `langchain` counts the messages with LangChain's estimate and stops once it is reached"
+
     persistence = EPHEMERAL
     params = (
         Param(

@@ -85,6 +85,9 @@ class CodexAutoCompactPolicy(Policy):
     Elsewhere the limit decides; where it fires within two calls of the agent's compaction,
     the agent's is used."""
 
+    source = "Codex CLI (`openai/codex` `codex-rs/core/src/compact.rs` at 0100b10, `protocol/src/openai_models.rs` at 0d4367d)"
+    summary = "once the previous response's reported total (input + output) reaches `model_auto_compact_token_limit` (90% of the window; a rollout's window is the `model_context_window` it records), the history becomes its context messages, the newest user messages up to 20,000 tokens and one user-role summary behind Codex's hand-off prefix; on a Codex rollout (`follow_record`) it compacts where the agent did (0.142–0.144 compact on the server, at 221k–242k of 258,400, where no client count predicts)"
+
     params = (
         Param(
             "auto_compact_token_limit",

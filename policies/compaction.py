@@ -26,6 +26,9 @@ class CompactionPolicy(Policy):
     A failed summary skips the compaction and is reported; nothing is lost.
     """
 
+    source = "pyagentic"
+    summary = "one summary of older history when the previous inference was over the trigger"
+
     params = (
         Param(
             "max_input_tokens",

@@ -104,6 +104,9 @@ class GeminiChatCompressionPolicy(Policy):
     Persistent. Its second, verifying summary call is one summary here; ``summary_prompt``
     is our own, paste yours."""
 
+    source = "Gemini CLI (`google-gemini/gemini-cli` v0.56.0-nightly.20260822: `packages/core/src/context/chatCompressionService.ts`, `DEFAULT_COMPRESSION_TOKEN_THRESHOLD` 0.5 (0.7 in 2025), `COMPRESSION_PRESERVE_THRESHOLD` 0.3; setting `model.compressionThreshold`)"
+    summary = "once the last reported prompt reaches 50% of the token limit, old tool outputs are cut to a 50,000-token budget and the oldest 70% of the history (split at a user message) becomes a user-role state snapshot the model acknowledges"
+
     params = (
         Param(
             "compression_threshold",

@@ -47,6 +47,9 @@ class LangChainSummarizationPolicy(Policy):
     ``summary_prompt`` is our own; paste yours.
     """
 
+    source = "`langchain==1.5.2`"
+    summary = "its triggers (any / all), estimate with usage scaling, cut-point search (bug #38352 included) and user-role summary"
+
     params = (
         Param("trigger_tokens", int, None, "Fire at this many tokens (its estimate).", 1, 10_000_000, True),
         Param("trigger_messages", int, None, "Fire at this many messages.", 1, 1_000_000, True),

@@ -77,6 +77,9 @@ class LettaSummarizerPolicy(Policy):
     the previous reply's recorded time, or the epoch. ``summary_prompt`` is our own.
     """
 
+    source = "`letta==0.16.8`"
+    summary = "after a step over 90% of the window, the oldest messages (from 40%, growing by tenths, cut at an assistant message, until the rest counts under 70%) become one `system_alert` summary; its fallbacks to summarizing all included"
+
     params = (
         Param(
             "trigger_fraction",

@@ -30,6 +30,9 @@ class ChatMemoryBufferPolicy(Policy):
     A message recorded with no text counts as empty (LlamaIndex would count the word
     ``None`` for a ``None`` content)."""
 
+    source = "`llama-index-core==0.14.25`"
+    summary = "ephemeral; drops the oldest (and any assistant/tool opener) while the texts, joined and counted with cl100k_base, exceed the limit"
+
     persistence = EPHEMERAL
     params = (
         Param(
@@ -103,6 +106,9 @@ class ChatSummaryMemoryBufferPolicy(Policy):
     (persistent), so a later summary folds in the earlier one; a part that is only the
     earlier summary is kept as it is. Where LlamaIndex raises on a failed summary, the
     playground keeps the history and reports it."""
+
+    source = "`llama-index-core==0.14.25`"
+    summary = "keeps the newest messages that fit word for word; the rest (and any assistant/tool opener) becomes one system-role summary, folded into the next"
 
     params = (
         Param("token_limit", int, 2000, "Tokens of message text kept word for word.", 1, 10_000_000),

@@ -28,6 +28,9 @@ class ToolOutputTrimmerPolicy(Policy):
     old, so a one-task agent run is never trimmed. Ephemeral: the session keeps every output.
     """
 
+    source = "`openai-agents==0.24.0`"
+    summary = "ephemeral; outputs older than the last 2 user turns become a 200-character preview"
+
     persistence = EPHEMERAL
     params = (
         Param(
@@ -77,6 +80,9 @@ class TrimmingSessionPolicy(Policy):
     the store, with no marker. It trims as a run loads its history, so once per user turn,
     and what it drops stays dropped (persistent)."""
 
+    source = "OpenAI cookbook"
+    summary = "once per user turn, keeps the last N user turns"
+
     timing = PER_TURN
     params = (Param("max_turns", int, 8, "User turns the session keeps.", 1, 10_000),)
 
@@ -101,6 +107,9 @@ class SummarizingSessionPolicy(Policy):
     to the kept turns. It runs as items are added, so once per user turn, and persists.
     (The notebook sends only role, content and name to the model; the replay keeps tool
     calls as recorded.)"""
+
+    source = "OpenAI cookbook"
+    summary = "over `context_limit` user turns, older turns become a synthetic user question and an assistant summary"
 
     timing = PER_TURN
     params = (

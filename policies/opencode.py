@@ -50,6 +50,11 @@ class OpencodeCompactionPolicy(Policy):
     the question "What did we do so far?" and the summary; a user message asking to
     continue follows. Persistent. ``summary_prompt`` is our own; paste yours."""
 
+    source = (
+        "opencode (`sst/opencode` at 31e22f6: `packages/opencode/src/session/compaction.ts`, `overflow.ts`)"
+    )
+    summary = 'after a step whose reported tokens reach the usable window (window − output cap − min(20,000, cap)), older history becomes "What did we do so far?" + an assistant summary; the newest turns stay within a 2,000–15,000-token tail; a user message asks to continue'
+
     params = (
         Param(
             "reserved",
@@ -163,6 +168,9 @@ class OpencodePrunePolicy(Policy):
     before; ``skill`` outputs are never pruned. Persistent, once per user turn. On by default
     in 2025 releases (``compaction.prune: false`` turned it off); opt-in
     (``compaction.prune: true``) in the release read here."""
+
+    source = "opencode (`session/compaction.ts` at 31e22f6: `PRUNE_PROTECT` 40,000, `PRUNE_MINIMUM` 20,000, `skill` protected)"
+    summary = "once per user turn, past the last two turns, tool outputs beyond the newest 40,000 tokens become `[Old tool result content cleared]` when that frees over 20,000"
 
     timing = PER_TURN
     params = (

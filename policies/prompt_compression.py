@@ -35,6 +35,9 @@ class PromptCompressionPolicy(Policy):
     from the full stored history again; that is not modelled).
     """
 
+    source = "selectools"
+    summary = "`[Compressed context]` system message when the window fills to the threshold"
+
     timing = PER_TURN
 
     params = (

@@ -154,3 +154,58 @@ def build_stack(specs: list[PolicySpec]) -> list[Policy]:
         except SpecError as error:
             raise SpecError(f"stack entry {position}: {error}") from None
     return stack
+
+
+def markdown_table() -> str:
+    """The built-in policies as the docs show them, made from their declarations: a row each
+    (its source and what it does), then each one's parameters (type, default, bounds, help)."""
+    rows = ["| policy | from | what it does |", "|---|---|---|"]
+    rows += [
+        f"| [`{cls.name()}`](#{cls.name().lower()}) | {cls.source} | {cls.summary} |" for cls in BUILTINS
+    ]
+    for cls in BUILTINS:
+        lifecycle = cls().lifecycle()  # as its defaults run it (some let the user choose)
+        rows += ["", f"### {cls.name()}", "", f"{lifecycle[:1].upper()}{lifecycle[1:]}.", ""]
+        if not cls.params:
+            rows.append("No parameters.")
+            continue
+        rows += ["| parameter | type | default | allowed | what it sets |", "|---|---|---|---|---|"]
+        rows += [
+            f"| `{p.name}` | {p.type.__name__} | {_md(_cell(p.default))} | {_allowed(p)} | {_md(p.help)} |"
+            for p in cls.params
+        ]
+    return "\n".join(rows) + "\n"
+
+
+def _md(text: str) -> str:
+    """Text as one cell of a markdown table: a bar would end the cell, a line the row."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "not set"
+    if isinstance(value, str):
+        return f"`{value[:60]!r}`" + (" (cut here)" if len(value) > 60 else "")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"`{_number(value)}`"
+    return f"`{value!r}`"
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
+
+
+def _allowed(param: Any) -> str:
+    if param.choices:
+        return ", ".join(f"`{c}`" for c in param.choices)
+    low, high = param.minimum, param.maximum
+    if low is not None and high is not None:
+        bounds = f"{_number(low)} to {_number(high)}"
+    elif low is not None:
+        bounds = f"at least {_number(low)}"
+    elif high is not None:
+        bounds = f"at most {_number(high)}"
+    else:
+        bounds = ""
+    return bounds + (" or not set" if param.optional else "")

@@ -14,6 +14,9 @@ class SlidingWindowPolicy(Policy):
     call that produced it (the window may then hold fewer than ``max_messages``).
     """
 
+    source = "pyagentic"
+    summary = "keeps the last N messages, never starting on an orphaned result"
+
     params = (Param("max_messages", int, 50, "Most messages kept in the context.", 2, 500),)
 
     def on_compile(self, event: CompileEvent, messages: list[Message]) -> list[Message] | None:

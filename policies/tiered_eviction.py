@@ -108,6 +108,9 @@ class TieredEvictionPolicy(Policy):
     idempotent and tool calls keep their results, so the request stays valid.
     """
 
+    source = '"cut in this order"'
+    summary = "consumed tool output → result lines; re-fetchable results → pointers; old prose → a decision log; standing rules never"
+
     params = (
         Param(
             "budget_tokens",

@@ -18,6 +18,11 @@ class ToolEvictionPolicy(Policy):
     them all at once (one break instead of one per turn).
     """
 
+    source = "pyagentic"
+    summary = (
+        "stubs all but the last N tool results (one no longer than the stub stays as it is); never deletes"
+    )
+
     params = (
         Param("keep_last_n", int, 5, "Most recent tool results kept intact.", 0, 100),
         Param("stub", str, "[tool result evicted to save context]", "Text left in place."),

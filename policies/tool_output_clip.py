@@ -13,6 +13,9 @@ class ToolOutputClipPolicy(Policy):
     history keeps the full output.
     """
 
+    source = "pyagentic"
+    summary = "clips tool results as they arrive; the raw history keeps them whole"
+
     params = (
         Param("max_chars", int, 8000, "Longest tool result kept, in characters.", 100, 1_000_000),
         Param("suffix", str, "\n…[output clipped]", "Marker appended to a clipped output."),

@@ -9,6 +9,7 @@ import pytest
 from playground.engine.session import Session
 from policies.base import CompileEvent
 from policies.messages import Message, ToolCall
+from tests.synthetic import FOLDER as SYNTHETIC
 
 
 def system(text: str = "You are a careful agent.") -> Message:
@@ -103,12 +104,11 @@ def runs_of_samples(*names: str) -> bytes:
     """A multi-run file (a JSON list of ``{name, messages}``) holding the named sample
     sessions, every session of each, in OpenAI chat format."""
     import json
-    from pathlib import Path
 
     from playground.formats import read_path
     from playground.formats.openai_chat import to_openai
 
-    samples = Path(__file__).parents[1] / "sample_sessions"
+    samples = SYNTHETIC
     runs = [
         {"name": s.name, "messages": [to_openai(m) for m in s.messages]}
         for name in names

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from playground.cli.analyses import add_commands as add_compare_commands
 from playground.cli.analyses import add_corpus_command, run_compare, run_corpus_command, run_sweep_command
+from playground.cli.app import add_command as add_app_command
+from playground.cli.app import run as run_app
 from playground.cli.common import (
     UsageError,
     add_price_argument,
@@ -202,7 +204,31 @@ def _parser() -> argparse.ArgumentParser:
     add_corpus_command(commands)
     add_recommend_command(commands)
     add_compactions_command(commands)
+    add_app_command(commands)
     return parser
+
+
+def options_markdown() -> str:
+    """Every command and its options as the docs' CLI page shows them, made from the parser."""
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    helps = {choice.dest: choice.help for choice in commands._choices_actions}
+    out = []
+    for name, command in commands.choices.items():
+        out += ["", f"### playground {name}", "", f"{(helps.get(name) or '').capitalize()}.", ""]
+        out += ["| argument | what it does |", "|---|---|"]
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flags = ", ".join(action.option_strings) or (action.metavar or action.dest)
+            if action.option_strings and action.nargs != 0:
+                flags += f" {action.metavar or action.dest.upper()}"
+            default = action.default
+            said = action.help or ""
+            if default not in (None, False, argparse.SUPPRESS, []) and action.option_strings:
+                said += f" (default: {default})"
+            said = said.replace("|", "\\|")
+            out.append(f"| `{flags}` | {said} |")
+    return "\n".join(out).lstrip() + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -224,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_sweep_command(args)
         if args.command == "corpus":
             return run_corpus_command(args)
+        if args.command == "app":
+            return run_app(args)
         if args.command == "compactions":
             from playground.cli.compactions import run as run_compactions
 

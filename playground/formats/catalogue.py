@@ -1,6 +1,5 @@
 """The formats the playground reads, in one place: for people, what each reader reads (the
-README's table of formats is ``FORMATS``, rendered by ``markdown_table``; a test keeps the two
-the same); for the dispatch, which reader takes which shape of data, in the order they are
+docs' table of formats is ``FORMATS``, rendered by ``markdown_table`` at each build of the docs); for the dispatch, which reader takes which shape of data, in the order they are
 tried (``DOCUMENT_READERS``, ``LINE_LOG_READERS``, ``MESSAGE_DIALECTS``). The package's
 ``read_path`` and ``read_bytes`` check the bytes and parse them, then ask here."""
 

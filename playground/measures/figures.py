@@ -2,7 +2,7 @@
 (``metrics.turn_table``: the CSV, the JSON's ``turns``, the Parquet) and each of a session's
 totals (``metrics.totals``), with its label, unit, which way is better and what it means. The
 compare table, the corpus tables, the CLI's per-turn table, the app's help texts and the
-README's list of figures read them here; tests keep the tables and these lists the same."""
+docs' list of figures read them here (the docs' table is made from them at each build)."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def higher_is_better(key: str) -> bool:
 
 
 def markdown_table() -> str:
-    """The README's list of a session's figures: this declaration, rendered."""
+    """The docs' list of a session's figures: this declaration, rendered."""
     rows = ["| figure | unit | better | what it is |", "|---|---|---|---|"]
     rows += [f"| `{f.key}` | {f.unit} | {f.better or '-'} | {f.meaning} |" for f in TOTALS]
     return "\n".join(rows)

@@ -23,7 +23,7 @@ from playground.analyses.own_policy import OwnPolicy, needs_reference, own_stack
 from playground.engine.replay import ReplayResult
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
-from playground.formats import read_bytes
+from playground.formats import read_bytes, read_path
 from playground.limits import LIMITS
 from playground.measures.evaluate import Scenario, evaluate
 from playground.measures.metrics import events_frame
@@ -45,8 +45,14 @@ class Loaded:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _load(digest: str, name: str, _data: bytes, _beside: tuple[tuple[str, bytes], ...] = ()) -> Loaded:
+    return _loaded(lambda: read_bytes(_data, name, dict(_beside)), name)
+
+
+def _loaded(read: Callable[[], list[Session]], name: str) -> Loaded:
+    """The sessions ``read`` finds, each call's usage held to what its model could make, and the
+    file's recorded bill; or the reader's message."""
     try:
-        sessions = tuple(plausible(read_bytes(_data, name, dict(_beside))))
+        sessions = tuple(plausible(read()))
         return Loaded(sessions, bill=recorded_bill(sessions))
     except TranscriptError as error:
         return Loaded(error=str(error))
@@ -68,13 +74,16 @@ def load(data: bytes, name: str, beside: tuple[tuple[str, bytes], ...] = ()) -> 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _load_file(path: str, mtime_ns: int, size: int) -> Loaded:
-    file = Path(path)
-    return load(file.read_bytes(), file.name)
+    return _loaded(lambda: read_path(path), Path(path).name)  # as the CLI reads a path
 
 
 def load_path(path: Path) -> Loaded:
-    """A sample file, read and parsed once until it changes on disk (not on every rerun)."""
-    stat = path.stat()
+    """A sample, or a session of this machine's agents where the app runs on the user's own
+    machine (``playground app``): read and parsed once until it changes on disk."""
+    try:
+        stat = path.stat()
+    except OSError as error:
+        return Loaded(error=f"{shown(str(path))}: {error.strerror or error}")
     return _load_file(str(path), stat.st_mtime_ns, stat.st_size)
 
 

@@ -2,23 +2,34 @@
 
 from __future__ import annotations
 
+import sysconfig
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import streamlit as st
+import yaml
 
 from playground.engine.session import Session
 from playground.formats import READABLE, with_companions
 from playground.formats.builder import visible
 from playground.formats.catalogue import FORMATS
 from playground.measures.baseline import which_session
-from playground.ui import cache
+from playground.ui import cache, local_sessions
 from playground.ui.text import escape_markdown
 from policies.base import counted
 
-SAMPLES = Path(__file__).parents[2] / "sample_sessions"
-DEFAULT_SAMPLE = "leave_request_hr.json"
+
+def _samples_folder() -> Path:
+    """The sample sessions: a checkout's folder, else where the installed package put them."""
+    checkout = Path(__file__).parents[2] / "sample_sessions"
+    if checkout.is_dir():
+        return checkout
+    return Path(sysconfig.get_path("data")) / "share" / "context-policy-playground" / "sample_sessions"
+
+
+SAMPLES = _samples_folder()
+DEFAULT_SAMPLE = "claude_code_compacted.jsonl"  # a real session whose agent compacted on its own
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,7 @@ class Choice:
     session: Session
     origin: str  # "upload" or "sample"
     file: cache.Loaded | None = None  # every session the file holds, for "session 2 of 7"
+    sample: str = ""  # the sample's file name, for where it comes from
 
 
 def sample_files() -> list[Path]:
@@ -98,6 +110,12 @@ def show(key: str = "session") -> Session | None:
         help=f"Readable: {READABLE}.\n\n{WHERE_TOOLS_KEEP_THEM}",
     )
     choices: list[Choice] = []
+    mine = local_sessions.pick(key) if local_sessions.enabled() else None
+    if mine is not None:  # the page runs on the user's own machine: a session of its agents
+        loaded = cache.load_path(mine)
+        if loaded.error:
+            st.error(escape_markdown(loaded.error))
+        choices += _choices("this machine", mine.name, loaded)
     distinct = _distinct(uploads or [])
     for name, data, beside in with_companions(tuple(distinct)):
         loaded = cache.load(data, name, beside)
@@ -108,7 +126,7 @@ def show(key: str = "session") -> Session | None:
         loaded = cache.load_path(path)
         if loaded.error:  # a broken sample is a bug, but it must not take the page down
             st.error(escape_markdown(loaded.error))
-        choices += _choices("sample", path.stem, loaded)
+        choices += [replace(c, sample=path.name) for c in _choices("sample", path.stem, loaded)]
     if not choices:
         st.warning("No readable session: upload a transcript.")
         return None
@@ -125,6 +143,11 @@ def show(key: str = "session") -> Session | None:
     uploaded = [c.label for c in choices if c.origin == "upload"]
     fresh = [label for label in uploaded if label not in st.session_state.get(f"{key}_seen", [])]
     st.session_state[f"{key}_seen"] = uploaded
+    picked = str(mine) if mine is not None else None
+    if picked != st.session_state.get(f"{key}_local_shown"):  # a session of this machine, newly picked
+        st.session_state[f"{key}_local_shown"] = picked
+        if picked is not None and choices and choices[0].origin == "this machine":
+            st.session_state[f"{key}_choice"] = labels[0]
     if fresh:  # a new upload is what the user wants to look at
         st.session_state[f"{key}_choice"] = fresh[0]
     elif st.session_state.get(f"{key}_choice") not in labels:
@@ -147,9 +170,31 @@ def show(key: str = "session") -> Session | None:
         )
         st.success(f"Now showing your upload, **{escape_markdown(label)}**{more}.")
     _describe(session)
+    if choice.sample:
+        st.caption(escape_markdown(sample_source(choice.sample)))
     if choice.file is not None:
         st.caption(escape_markdown(which_session(session, choice.file.sessions, choice.file.bill)))
     return session
+
+
+@st.cache_data(show_spinner=False)
+def _sources() -> dict[str, dict]:
+    entries = yaml.safe_load((SAMPLES / "SOURCES.yaml").read_text(encoding="utf-8"))
+    return {entry["file"]: entry for entry in entries}
+
+
+def sample_source(name: str) -> str:
+    """Where sample ``name`` comes from, in a sentence: a real session's agent, repository,
+    commit and licence; or that it is synthetic."""
+    entry = _sources().get(name)
+    if entry is None:
+        return "A sample session."
+    if not entry.get("real"):
+        return f"{entry['agent']}: {entry['what']}."
+    return (
+        f"A real session recorded by {entry['agent']}: {entry['what']}. From {entry['repository']} at "
+        f"{entry['commit']}, {entry['path']}; {entry['licence'].rstrip('.')}."
+    )
 
 
 UPLOAD_KEY = "upload"  # ?upload=1 while an upload is the session shown

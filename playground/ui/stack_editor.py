@@ -187,7 +187,8 @@ def _labels(stack: list[dict]) -> list[str]:
 def _open_with_own_policy(session: Session | None) -> None:
     """A session newly picked whose agent's own policy the playground replays (Claude Code,
     Codex) opens with that policy as the stack, unless the user (a link, a config) gave one or
-    edited it: it is the reference every other stack is measured against."""
+    edited it: it is the reference every other stack is measured against. Another session,
+    picked after it, opens with the default stack again on the same terms."""
     if session is None or st.session_state["stack_for"] == session.content_hash:
         return
     st.session_state["stack_for"] = session.content_hash
@@ -198,8 +199,9 @@ def _open_with_own_policy(session: Session | None) -> None:
         and origin[1] in (DEFAULT_PRESET, *OWN_PRESETS.values())
         and specs() == origin[2]
     )
-    preset = own_preset(session.format)
-    if untouched and preset:
+    # an untouched stack follows the session: its agent's own policy, else the default one
+    preset = own_preset(session.format) or DEFAULT_PRESET
+    if untouched and (origin is None or origin[1] != preset):
         replace_stack(available_presets()[preset], "preset", preset)
 
 

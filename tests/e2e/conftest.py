@@ -112,5 +112,26 @@ def page(browser, app_url):
     page.get_by_text("Cost with this stack", exact=True).wait_for()
     # the first run goes on after the headline (charts): a click now would interrupt it
     page.get_by_test_id("stStatusWidget").wait_for(state="hidden", timeout=60_000)
+    # the page opens on a real Claude Code session; these tests tell their story on the synthetic one
+    open_sample(page, LEAVE_SAMPLE)
+    page.get_by_test_id("stSidebar").get_by_text("SYNTHETIC, written for teaching", exact=False).wait_for()
     yield page
     context.close()
+
+
+LEAVE_SAMPLE = "sample: leave_request_hr"
+
+
+def open_sample(page, option: str) -> None:
+    """Pick a sample in the sidebar's Session box, as a user does, and wait for its replay."""
+    from playground.cli.bench_browser import idle
+
+    box = (
+        page.get_by_test_id("stSidebar")
+        .get_by_test_id("stSelectbox")
+        .filter(has=page.get_by_text("Session", exact=True))
+    )
+    box.click()
+    page.keyboard.type(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    idle(page)

@@ -18,7 +18,7 @@ from playground.measures.metrics import events_frame, totals, turns_frame
 from playground.stacks.config import Config, load_config, parse_config
 from playground.stacks.presets import PRESETS
 from playground.ui.text import WORD_JOINER
-from tests.e2e.conftest import SERVER_KEY
+from tests.e2e.conftest import LEAVE_SAMPLE, SERVER_KEY, open_sample
 from tests.playground.openai_stub import ChatStub
 
 pytestmark = pytest.mark.e2e
@@ -712,6 +712,9 @@ def test_the_red_headline_adds_up_and_side_by_side_names_the_compaction_that_bro
     upload(page, "Upload transcripts", REAL)
     figures = replay_figures(REAL, COMPACTING)
     assert figures["saved_usd"] < 0 and figures["compactions"] > 0
+    from playground.ui.figures import dollars
+
+    wait_for_metric(page, "Cost with this stack", dollars(figures["cost_usd"]))  # the upload's replay
     headline = (
         page.get_by_test_id("stMarkdownContainer")
         .filter(has_text="This stack costs")
@@ -865,6 +868,7 @@ def test_on_a_laptop_the_answer_is_above_the_fold_and_the_rest_is_folded(browser
     page.goto(app_url)
     page.get_by_text("Cost with this stack", exact=True).wait_for(timeout=60_000)
     idle(page)
+    open_sample(page, LEAVE_SAMPLE)
     figures = replay_figures(LEAVE, DEFAULT_STACK)
     wait_for_metric(page, "Cost with this stack", dollars(figures["cost_usd"]))
     wait_for_metric(page, "Facts lost", str(figures["distinct_facts_lost"]))
@@ -895,10 +899,10 @@ def test_a_refresh_after_an_upload_says_to_upload_it_again_and_shows_no_other_se
     expect(main).to_contain_text("This page showed an uploaded transcript, which a refresh does not keep")
     idle(page)
     expect(page.get_by_test_id("stMetric")).to_have_count(0)  # nothing of another session
-    expect(page.get_by_test_id("stSidebar")).not_to_contain_text("leave-request")
+    expect(page.get_by_test_id("stSidebar")).not_to_contain_text("A real session recorded by")
     page.get_by_role("button", name="Show the sample sessions instead").click()
     page.get_by_text("Cost with this stack", exact=True).wait_for()
-    expect(page.get_by_test_id("stSidebar")).to_contain_text("leave-request")
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("A real session recorded by Claude Code")
     assert "upload=" not in page.url
 
 

@@ -8,7 +8,6 @@ import dataclasses
 import json
 import os
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -28,10 +27,11 @@ from policies import PolicySpec
 from policies.registry import POLICY_TYPES, SpecError, load_policy_class
 from tests.builders import assistant, make_session, system, tool_loop, user
 from tests.playground.openai_stub import ChatStub
+from tests.synthetic import FOLDER as SYNTHETIC
 
 SERVER_KEY = "sk-server-environment-key-0123456789"
 PASTED = "sk-pasted-by-the-user-9876543210"
-SAMPLE = Path(__file__).parents[2] / "sample_sessions" / "leave_request_hr.json"
+SAMPLE = SYNTHETIC / "leave_request_hr.json"
 STACK = [PolicySpec("CompactionPolicy", {"max_input_tokens": 1_000, "keep_recent": 4})]
 
 
@@ -598,12 +598,6 @@ def test_the_operator_moves_a_limit_with_its_setting_and_the_cli_lists_them(caps
     assert "PLAYGROUND_MAX_MESSAGES" in listed and "20,000" in listed
     assert "PLAYGROUND_MAX_STORE_BYTES" in listed and "(512 MiB)" in listed
     assert len(listed.splitlines()) == len(dataclasses.fields(limits.Limits))
-
-
-def test_the_readme_lists_every_limit_with_its_default():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    rows = [f"| `{setting}` | {value} | {about} |" for setting, value, about in limits.limits_table()]
-    assert all(row in readme for row in rows), "README's limits table is out of date: playground limits"
 
 
 def test_bracket_depth_and_values_count_outside_strings_even_in_a_truncated_file():

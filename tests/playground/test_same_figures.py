@@ -16,22 +16,24 @@ from pathlib import Path
 import pytest
 
 from playground.cli.main import main
+from tests.synthetic import FOLDER as SYNTHETIC
 
 ROOT = Path(__file__).parents[2]
-SAMPLES = sorted((ROOT / "sample_sessions").glob("*.json*"))
+SAMPLES = sorted(SYNTHETIC.glob("*.json*"))
 FIXTURES = ROOT / "tests" / "fixtures"
 KEPT = FIXTURES / "figures"
 VOLATILE = {"seconds", "study"}  # a run's time, the study's name (a digest of the job's key)
 
 CASES = {
     **{f"replay {p.name}": ["replay", str(p)] for p in SAMPLES},
-    "replay leave_request batched": ["replay", str(ROOT / "sample_sessions/leave_request_hr.json"), "--preset", "Cache-friendly (batched eviction)"],
+    "replay leave_request batched": ["replay", str(SYNTHETIC / "leave_request_hr.json"), "--preset", "Cache-friendly (batched eviction)"],
     "replay claude code": ["replay", str(FIXTURES / "formats/claude-code/sniffly_d3ad4cdc.jsonl")],
+    **{f"replay sample {p.name}": ["replay", str(p)] for p in sorted((ROOT / "sample_sessions").glob("*.json*"))},
     "replay mini-swe-agent": ["replay", str(FIXTURES / "msa_astropy12907.traj.json")],
-    "replay anthropic priced as sonnet": ["replay", str(ROOT / "sample_sessions/coding_agent_bugfix.json"), "--model", "claude-sonnet-4-5"],
-    "compare leave_request": ["compare", str(ROOT / "sample_sessions/leave_request_hr.json"), "pyagentic recommended", "Sliding window of 50", "Cache-friendly (batched eviction)"],
+    "replay anthropic priced as sonnet": ["replay", str(SYNTHETIC / "coding_agent_bugfix.json"), "--model", "claude-sonnet-4-5"],
+    "compare leave_request": ["compare", str(SYNTHETIC / "leave_request_hr.json"), "pyagentic recommended", "Sliding window of 50", "Cache-friendly (batched eviction)"],
     "compare claude code": ["compare", str(FIXTURES / "formats/claude-code/sniffly_d3ad4cdc.jsonl"), "pyagentic recommended", "Cache-friendly (batched eviction)"],
-    "recommend leave_request": ["recommend", str(ROOT / "sample_sessions/leave_request_hr.json"), "--trials", "8", "--seed", "0", "--workers", "1"],
+    "recommend leave_request": ["recommend", str(SYNTHETIC / "leave_request_hr.json"), "--trials", "8", "--seed", "0", "--workers", "1"],
 }  # fmt: skip
 
 
@@ -46,8 +48,8 @@ def _steady(value: object) -> object:
         return {k: _steady(v) for k, v in value.items() if k not in VOLATILE}
     if isinstance(value, list):
         return [_steady(v) for v in value]
-    if isinstance(value, str):
-        return value.replace(str(ROOT) + "/", "")
+    if isinstance(value, str):  # the synthetic sessions were the app's samples when these were kept
+        return value.replace(str(SYNTHETIC) + "/", "sample_sessions/").replace(str(ROOT) + "/", "")
     return value
 
 

@@ -4,7 +4,6 @@ their documented behaviour, and firing on the call where a recording shows the a
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -32,8 +31,9 @@ from tests.builders import (
     tool_loop,
     user,
 )
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SAMPLES = sorted((Path(__file__).parents[2] / "sample_sessions").glob("*.json"))
+SAMPLES = sorted(SYNTHETIC.glob("*.json"))
 
 
 def first_compaction(replayed) -> int | None:

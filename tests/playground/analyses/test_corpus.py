@@ -16,8 +16,9 @@ from playground.measures.evaluate import Scenario
 from playground.stacks.candidates import Candidate
 from playground.stacks.presets import PRESETS
 from tests.builders import needs_dask
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SAMPLES = Path(__file__).parents[3] / "sample_sessions"
+SAMPLES = SYNTHETIC
 STACKS = (
     Candidate("evict", tuple(PRESETS["pyagentic recommended"])),
     Candidate("batched", tuple(PRESETS["Cache-friendly (batched eviction)"])),

@@ -18,9 +18,10 @@ from playground.measures.metrics import totals, turn_table
 from playground.stacks.config import load_config
 from playground.stacks.presets import available_presets
 from tests.builders import needs_dask
+from tests.synthetic import FOLDER as SYNTHETIC
 
 ROOT = Path(__file__).parents[3]
-SAMPLES = sorted(glob.glob(str(ROOT / "sample_sessions" / "*.json*")))
+SAMPLES = sorted(glob.glob(str(SYNTHETIC / "*.json*")))
 REAL = ROOT / "tests" / "fixtures" / "msa_astropy12907.traj.json"
 SONNET = Settings(model="claude-sonnet-4-5", context_window=200_000)
 TRIALS = 12

@@ -4,7 +4,6 @@ import re
 import subprocess
 import sys
 from importlib.metadata import version
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,6 +15,7 @@ from playground.formats import read_path
 from playground.formats.openai_chat import read as read_openai
 from playground.formats.openai_chat import to_openai
 from playground.measures.metrics import turns_frame
+from tests.synthetic import FOLDER as SYNTHETIC
 
 
 def test_replay_prints_a_table_with_one_row_per_assistant_message(real_session_path, capsys):
@@ -220,7 +220,7 @@ def test_bench_refuses_a_startup_file_it_cannot_read_by_name(tmp_path, capsys):
     assert "cut.json" in err and "Traceback" not in err
 
 
-SAMPLES = sorted((Path(__file__).parents[3] / "sample_sessions").glob("*.json*"))
+SAMPLES = sorted(SYNTHETIC.glob("*.json*"))
 
 
 def test_validate_describes_every_sample_and_the_real_session(real_session_path, capsys):
@@ -261,7 +261,7 @@ def test_replay_runs_on_every_sample(path, tmp_path):
 
 
 def test_session_picks_one_run_by_index_or_name(tmp_path, capsys):
-    multi = Path(__file__).parents[3] / "sample_sessions" / "ops_incidents_multi.json"
+    multi = SYNTHETIC / "ops_incidents_multi.json"
     assert main(["replay", str(multi), "--session", "1"]) == 0
     assert capsys.readouterr().out.startswith("incident-search-indexer")
     assert main(["replay", str(multi), "--session", "incident-billing-worker"]) == 0

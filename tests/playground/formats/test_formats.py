@@ -1,5 +1,4 @@
 import json
-from pathlib import Path
 
 import pytest
 
@@ -8,8 +7,9 @@ from playground.formats import READABLE, read_bytes, read_messages, read_path
 from playground.formats.openai_chat import to_openai
 from playground.limits import LIMITS
 from policies.messages import ToolCall
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SAMPLES = Path(__file__).parents[3] / "sample_sessions"
+SAMPLES = SYNTHETIC
 
 
 def read(data, file="t.json"):
@@ -389,7 +389,7 @@ def test_runs_of_an_eval_results_file_are_named_by_task_trial_and_reward(tmp_pat
     assert [s.name for s in read_path(path)] == ["incident-1", "tau_results#1"]  # its own name first
 
 
-SAMPLES = Path(__file__).parents[3] / "sample_sessions"
+SAMPLES = SYNTHETIC
 
 
 def otlp(*spans: dict) -> dict:

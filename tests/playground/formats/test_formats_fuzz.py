@@ -8,7 +8,6 @@ write out as UTF-8 JSON Lines.
 
 import io
 import json
-from pathlib import Path
 
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -19,8 +18,9 @@ from playground.engine.session import TranscriptError
 from playground.formats import contexts_file, read_bytes
 from playground.stacks.config import Config, ConfigError, parse_config
 from policies import PolicySpec
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SAMPLES = Path(__file__).parents[3] / "sample_sessions"
+SAMPLES = SYNTHETIC
 SMALL = {
     "openai": [
         {"role": "system", "content": "s"},

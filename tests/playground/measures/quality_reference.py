@@ -22,21 +22,22 @@ from playground.measures import must_keep, quality
 from playground.stacks.presets import PRESETS
 from policies.facts import extract_facts
 from policies.messages import said
+from tests.synthetic import FOLDER as SYNTHETIC
 
 HERE = Path(__file__).parent
 REFERENCE = HERE / "quality_reference.json"
 ROOT = Path(__file__).parents[3]
 STACKS = {"default": PRESETS["pyagentic recommended"], "extended": EXTENDED_STACK}
-SYNTHETIC = 20_000
+SYNTHETIC_MESSAGES = 20_000
 
 
 def sessions() -> dict[str, object]:
     found = {}
-    for path in sorted((ROOT / "sample_sessions").glob("*.json*")):
+    for path in sorted(SYNTHETIC.glob("*.json*")):
         for n, session in enumerate(read_path(path)):
             found[f"{path.name}#{n}"] = session
     [found["msa_astropy12907"]] = read_path(ROOT / "tests" / "fixtures" / "msa_astropy12907.traj.json")
-    found[f"synthetic-{SYNTHETIC}"] = synthetic_session(SYNTHETIC)
+    found[f"synthetic-{SYNTHETIC_MESSAGES}"] = synthetic_session(SYNTHETIC_MESSAGES)
     return found
 
 

@@ -9,7 +9,7 @@ from playground.analyses.compare import FIGURES as COMPARED
 from playground.analyses.corpus import SAVINGS, SESSION_COLUMNS
 from playground.formats import read_path
 from playground.measures.evaluate import evaluate
-from playground.measures.figures import FIGURES_BY_KEY, TOTALS, markdown_table
+from playground.measures.figures import FIGURES_BY_KEY, TOTALS
 from playground.stacks.config import Config, parse_config
 
 ROOT = Path(__file__).parents[3]
@@ -35,10 +35,6 @@ def test_the_compare_and_corpus_tables_head_a_figure_as_it_is_declared():
     assert all(f is FIGURES_BY_KEY[f.key] for f in COMPARED)
     assert {key: FIGURES_BY_KEY[key].heading for key in SESSION_COLUMNS} == SESSION_COLUMNS
     assert set(SAVINGS) == {k for k in SESSION_COLUMNS if FIGURES_BY_KEY[k].better == "higher"}
-
-
-def test_the_readme_lists_every_figure_as_declared():
-    assert markdown_table() in (ROOT / "README.md").read_text()
 
 
 def test_every_column_of_the_per_turn_table_is_declared_in_order():

@@ -13,8 +13,9 @@ from playground.formats import read_path
 from playground.measures.metrics import event_rows, events_frame, records, totals, turn_table
 from playground.measures.must_keep import parse
 from policies.registry import PolicySpec
+from tests.synthetic import FOLDER as SYNTHETIC
 
-SAMPLES = sorted((Path(__file__).parents[3] / "sample_sessions").glob("*.json"))
+SAMPLES = sorted(SYNTHETIC.glob("*.json"))
 STACKS = {
     "none": [],
     "summaries": [

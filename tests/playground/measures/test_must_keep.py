@@ -1,7 +1,6 @@
 """Must-keep facts: declared by the user, checked at every turn, refused when unusable."""
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +13,9 @@ from playground.measures.metrics import totals, turns_frame
 from playground.stacks.config import ConfigError, parse_config
 from policies import PolicySpec
 from tests.builders import assistant, make_session, system, user
+from tests.synthetic import FOLDER as SYNTHETIC
 
-LEAVE = Path(__file__).parents[3] / "sample_sessions" / "leave_request_hr.json"
+LEAVE = SYNTHETIC / "leave_request_hr.json"
 
 
 def window(n):

@@ -15,8 +15,9 @@ from playground.stacks.presets import PRESETS
 from policies import PolicySpec
 from tests.builders import assistant, call, make_session, result, system, user
 from tests.playground import reference_quality
+from tests.synthetic import FOLDER as SYNTHETIC
 
-LEAVE = Path(__file__).parents[3] / "sample_sessions" / "leave_request_hr.json"
+LEAVE = SYNTHETIC / "leave_request_hr.json"
 
 
 def spec(name, **params):

@@ -22,6 +22,7 @@ from playground.stacks.config import parse_config
 from playground.stacks.presets import PRESETS
 from policies import PolicySpec
 from policies.messages import Message, ToolCall
+from tests.synthetic import FOLDER as SYNTHETIC
 
 ROOT = Path(__file__).parents[3]
 
@@ -442,7 +443,7 @@ def test_xai_caches_any_prefix_without_a_write_charge_and_reads_at_its_cached_pr
 
 
 SESSIONS = [
-    *sorted((ROOT / "sample_sessions").glob("*.json*")),
+    *sorted(SYNTHETIC.glob("*.json*")),
     *sorted((ROOT / "tests" / "fixtures" / "formats").glob("c*/*.jsonl")),  # Claude Code, Codex
 ]
 

@@ -10,13 +10,30 @@ from streamlit.testing.v1 import AppTest
 from playground.measures.evaluate import Scenario
 from playground.stacks.presets import available_presets
 from playground.ui.text import WORD_JOINER
+from tests.synthetic import FOLDER as SYNTHETIC
 
 APP = str(Path(__file__).parents[3] / "app.py")
 
 
-def start() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
+LEAVE = "sample: leave_request_hr"  # the synthetic sample these tests tell their story on
+
+
+def start(session: str = LEAVE) -> AppTest:
+    """The page on ``session`` (the page itself opens on a real Claude Code session)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state["session_choice"] = session
+    at.run()
     assert not at.exception
+    return at
+
+
+def upload(at: AppTest, name: str) -> AppTest:
+    """Upload one of the tests' synthetic sessions: the page shows it at once."""
+    at.file_uploader(key="session_uploads").set_value(
+        (name, (SYNTHETIC / name).read_bytes(), "application/json")
+    )
+    at.run()
+    assert not at.exception and at.selectbox(key="session_choice").value == f"upload: {name}"
     return at
 
 
@@ -61,10 +78,29 @@ def test_starts_on_the_default_session_with_pyagentic_stack():
     assert not at.error
 
 
+def test_the_page_opens_on_a_real_session_that_compacted_and_says_where_it_comes_from():
+    """Issue 60, 1: the samples are real sessions (one synthetic for teaching, said so); the page
+    opens on Claude Code's, with the agent's own policy as the stack and the sample's source."""
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception and not at.error
+    shown = at.selectbox(key="session_choice").value
+    assert shown.startswith("#0 ") and shown.endswith("sample: claude_code_compacted")
+    assert stack_names(at) == ["ClaudeCodeAutoCompactPolicy"]
+    source = next(text(c) for c in at.caption if "real session recorded by" in text(c))
+    assert "Claude Code 2" in source and "entireio/cli" in source and "MIT" in source
+    assert metric(at, "Agent's own policy").startswith("$")
+    at.selectbox(key="session_choice").set_value(LEAVE).run()
+    assert any("SYNTHETIC, written for teaching" in text(c) for c in at.caption)
+
+
 def test_every_sample_session_replays():
+    from playground.formats import read_path
+    from playground.ui.session_picker import SAMPLES
+
     at = start()
     options = at.selectbox(key="session_choice").options
-    assert len(options) == 9  # seven files, one of them holding three sessions
+    files = [p for p in SAMPLES.iterdir() if p.suffix in (".json", ".jsonl")]
+    assert len(options) == sum(len(read_path(p)) for p in files) == 6  # Claude Code's holds 2 subagents
     for option in options:
         at.selectbox(key="session_choice").set_value(option).run()
         assert not at.exception and not at.error, option
@@ -225,7 +261,7 @@ def test_what_a_window_loses_is_shown_at_the_turn_it_is_lost():
 
 def test_a_badly_tuned_compaction_is_flagged_as_thrash():
     at = start()
-    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    upload(at, "coding_agent_bugfix.json")
     bad = b"version: 1\nstack:\n- CompactionPolicy: {max_input_tokens: 2000, keep_recent: 30}\n"
     at.file_uploader(key="config_upload").set_value(("bad.yaml", bad, "application/x-yaml")).run()
     assert any(w.value.startswith("Compaction thrash:") for w in at.warning)
@@ -241,7 +277,7 @@ def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
     from playground.measures.metrics import turns_frame
     from playground.stacks.presets import PRESETS
 
-    session = read_path(Path(APP).parent / "sample_sessions" / "leave_request_hr.json")[0]
+    session = read_path(SYNTHETIC / "leave_request_hr.json")[0]
     frame = turns_frame(replay(session, PRESETS["pyagentic recommended"], Settings()))
     broken = frame[frame["cache_break_at"].notna()]
     assert not broken.empty
@@ -263,7 +299,7 @@ def test_side_by_side_draws_the_cache_break_line_where_the_cached_prefix_ends():
 
 def test_the_summaries_a_stack_asks_for_have_their_own_cost_line():
     at = start()
-    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    upload(at, "coding_agent_bugfix.json")
     page = "".join(m.value for m in at.markdown)
     assert "Summaries:" not in page  # the default stack does not compact this session
     compacting = b"version: 1\nstack:\n- CompactionPolicy: {max_input_tokens: 12000, keep_recent: 6}\n"
@@ -275,7 +311,7 @@ def test_the_summaries_a_stack_asks_for_have_their_own_cost_line():
 
 def test_requests_over_the_context_window_are_warned_about_and_marked_on_the_chart():
     at = start()
-    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    upload(at, "coding_agent_bugfix.json")
     assert not any("context window**" in w.value for w in at.warning)
     at.number_input(key="context_window").set_value(4_000).run()
     warning = next(w.value for w in at.warning if "4,000-token context window" in w.value)
@@ -287,7 +323,7 @@ def test_requests_over_the_context_window_are_warned_about_and_marked_on_the_cha
 
 
 def test_two_uploads_of_one_name_can_both_be_picked_and_a_repeat_is_shown_once():
-    samples = Path(APP).parent / "sample_sessions"
+    samples = SYNTHETIC
     first = (samples / "leave_request_hr.json").read_bytes()
     second = (samples / "coding_agent_bugfix.json").read_bytes()
     at = start()
@@ -409,7 +445,7 @@ def test_the_page_says_when_a_policy_misses_its_budget_or_never_acts():
 
 def test_side_by_side_steps_to_the_next_compaction_skipping_other_events():
     at = start()
-    at.selectbox(key="session_choice").set_value("sample: coding_agent_bugfix").run()
+    upload(at, "coding_agent_bugfix.json")
     config = b"version: 1\nstack:\n- ToolEvictionPolicy: {keep_last_n: 5}\n- CompactionPolicy: {max_input_tokens: 12000, keep_recent: 6}\n"
     at.file_uploader(key="config_upload").set_value(("c.yaml", config, "application/x-yaml")).run()
     assert view(at, "Events").session_state["events_shown"]  # the Events tab lists what happened
@@ -633,7 +669,7 @@ def test_the_corpus_tab_without_uploads_replays_the_samples_and_a_candidate_besi
     at.selectbox(key="corpus_stack").set_value("Sliding window of 50").run()
     summary, table = corpus_tables(at)
     assert list(summary["stack"]) == ["stack being edited", "Sliding window of 50"]
-    assert len(table) == int(list(summary["sessions"])[1]) >= 9
+    assert len(table) == int(list(summary["sessions"])[1]) == 6  # every session of the four samples
 
 
 def test_a_candidate_one_visitor_saves_is_not_another_visitors():
@@ -903,7 +939,8 @@ def test_an_address_that_is_not_a_stack_is_said_and_the_page_starts_as_usual(add
     at.run()
     assert not at.exception
     assert any("the page's address" in text(e) for e in at.error)
-    assert stack_names(at) == ["ToolOutputClipPolicy", "ToolEvictionPolicy", "CompactionPolicy"]
+    usual = AppTest.from_file(APP, default_timeout=60).run()
+    assert stack_names(at) == stack_names(usual) == ["ClaudeCodeAutoCompactPolicy"]  # the sample's own
 
 
 ERK = Path(__file__).parents[2] / "fixtures" / "formats" / "claude-code-erk"
@@ -986,7 +1023,7 @@ def test_an_upload_opened_again_after_a_refresh_is_asked_for_and_nothing_else_is
     assert at.query_params["upload"] == "1"
     at.file_uploader(key="session_uploads").set_value([]).run()
     assert not at.exception and not at.main.warning and "upload" not in at.query_params
-    assert at.selectbox(key="session_choice").value == "sample: leave_request_hr"
+    assert at.selectbox(key="session_choice").value.endswith("sample: claude_code_compacted")
 
 
 def test_a_lead_figure_that_does_not_change_says_so_and_never_reads_minus_zero():

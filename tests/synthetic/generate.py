@@ -1,8 +1,9 @@
-"""Writes the sample sessions of this folder (run: python sample_sessions/generate.py).
+"""Writes the synthetic sessions the tests replay (``tests.synthetic.FOLDER`` holds them).
 
-The sessions were written for the product: each is a plausible recording of a different
-agent, with the tool outputs those agents really get (HTML pages, JSON payloads, file
-reads, logs, tables). Deterministic: the same files every run.
+Each is a plausible recording of a different agent, written for the product, with the tool
+outputs those agents really get (HTML pages, JSON payloads, file reads, logs, tables): not a
+recording of a real agent. Deterministic: the same bytes every run. ``leave_request_hr.json``
+also ships with the app as its one synthetic sample, for teaching (a test keeps the two equal).
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-
-HERE = Path(__file__).parent
 
 
 class Recorder:
@@ -1231,7 +1230,7 @@ def otel_trace(messages: list[dict]) -> dict:
     }
 
 
-def main() -> None:
+def write_all(folder: Path) -> None:
     files = {
         "leave_request_hr.json": leave_request(),
         "web_research_anthropic.json": web_research(),
@@ -1240,14 +1239,10 @@ def main() -> None:
         "ops_incidents_multi.json": ops_runs(),
     }
     for name, data in files.items():
-        (HERE / name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    with open(HERE / "data_analyst_orders.jsonl", "w", encoding="utf-8") as out:
+        (folder / name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(folder / "data_analyst_orders.jsonl", "w", encoding="utf-8") as out:
         for message in data_analyst():
             out.write(json.dumps(message, ensure_ascii=False) + "\n")
-    (HERE / "data_analyst_otel_trace.json").write_text(
+    (folder / "data_analyst_otel_trace.json").write_text(
         json.dumps(otel_trace(data_analyst()), indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
-
-
-if __name__ == "__main__":
-    main()
