@@ -16,7 +16,13 @@ def _tables() -> dict[str, Any]:
     from playground.measures.figures import markdown_table as figures
     from policies.registry import markdown_table as policies
 
-    return {"formats": formats, "figures": figures, "limits": limits, "policies": policies, "cli": options_markdown}
+    return {
+        "formats": formats,
+        "figures": figures,
+        "limits": limits,
+        "policies": policies,
+        "cli": options_markdown,
+    }
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

@@ -79,7 +79,9 @@ class HeadAndTailContextPolicy(Policy):
     those two adjustments, as AutoGen counts it."""
 
     source = "`autogen-core==0.7.5`"
-    summary = 'ephemeral view: the first N, "Skipped N messages.", the last M (`HeadAndTailChatCompletionContext`)'
+    summary = (
+        'ephemeral view: the first N, "Skipped N messages.", the last M (`HeadAndTailChatCompletionContext`)'
+    )
 
     persistence = EPHEMERAL
     params = (
