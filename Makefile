@@ -26,7 +26,7 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	touch $@
 
 run: setup
-	$(BIN)/streamlit run app.py --server.headless true --server.port $(PORT) --browser.gatherUsageStats false
+	$(BIN)/playground app --port $(PORT)
 
 browser:
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }

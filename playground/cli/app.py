@@ -1,29 +1,20 @@
 """``playground app [FILE or FOLDER ...]``: the page, started on this machine, on the sessions
 named and on those the agents keep here (Claude Code, Codex CLI, Gemini CLI, Pi), newest first.
 
-It runs the installed page (``playground/ui/page.py``) under Streamlit with the server settings a
-checkout's ``.streamlit/config.toml`` holds, and tells the page it may look at this machine's
-disk; a server started any other way never does."""
+It runs the installed page (``playground/ui/page.py``) through ``playground.ui.serve``, which
+gives Streamlit the settings a checkout's ``.streamlit/config.toml`` holds and runs the page once
+before it listens, and tells the page it may look at this machine's disk; a server started any
+other way never does."""
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from playground.cli.common import UsageError
 from playground.formats.local import LOCAL, LOCAL_PATHS
-
-# what .streamlit/config.toml holds for a checkout: an installed package carries no such file
-SERVER_SETTINGS = (
-    "--server.headless", "true",
-    "--server.maxUploadSize", "50",
-    "--browser.gatherUsageStats", "false",
-    "--client.showErrorDetails", "none",
-)  # fmt: skip
 
 
 def add_command(commands: argparse._SubParsersAction) -> None:
@@ -43,24 +34,15 @@ def run(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
         raise UsageError(f"no such file or folder: {missing[0]}")
-    page = importlib.util.find_spec("playground.ui.page").origin
     env = {
         **os.environ,
         LOCAL: "0" if args.no_agent_folders else "1",
         LOCAL_PATHS: os.pathsep.join(str(Path(p).resolve()) for p in args.paths),
     }
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        page,
-        *SERVER_SETTINGS,
-        "--server.port",
-        str(args.port),
-    ]
+    # the page's server, with the settings a checkout's .streamlit/config.toml holds; it runs the
+    # page once before it listens, so that the first visit finds what it needs loaded
+    command = [sys.executable, "-m", "playground.ui.serve", str(args.port)]
     print(f"playground: the page is at http://localhost:{args.port} (Ctrl-C stops it)", file=sys.stderr)
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    sys.stderr.flush()
+    # this process becomes the server: a signal that stops it stops the server, no child is left
+    os.execve(sys.executable, command, env)

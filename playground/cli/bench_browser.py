@@ -5,7 +5,9 @@ extra). Each serves the app, uploads a session and prints figures:
   the upload, a slider step and a preset change, each from the action until the Charts
   tab's token line has changed;
 - ``playground bench --browser-compare FILE``: six candidates on FILE, each slider step
-  until the Compare tab's line for the stack being edited has changed.
+  until the Compare tab's line for the stack being edited has changed;
+- ``playground bench --first-chart N``: on a server just started, from opening the page to its
+  first chart drawn, N times, beside a bare Streamlit page of one Plotly chart.
 """
 
 from __future__ import annotations
@@ -46,14 +48,34 @@ STACK_LINE = """() => {
 
 
 @contextmanager
-def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
-    """The app on a free local port, for as long as the block runs; yields its URL."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+def served_app(env: dict[str, str] | None = None, script: str = "app.py") -> Iterator[str]:
+    """The app (or another Streamlit ``script``) on a free local port, for as long as the block
+    runs; yields its URL."""
+    port = _free_port()
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true"]
     command += ["--server.port", str(port), "--server.address", "127.0.0.1"]
     command += ["--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+    with _served(command, port, env) as url:
+        yield url
+
+
+@contextmanager
+def served_as_users_start_it() -> Iterator[str]:
+    """The app as ``playground app`` (and ``make run``) starts it, on no agent folder."""
+    port = _free_port()
+    command = [sys.executable, "-m", "playground.cli", "app", "--no-agent-folders", "--port", str(port)]
+    with _served(command, port, None) as url:
+        yield url
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def _served(command: list[str], port: int, env: dict[str, str] | None) -> Iterator[str]:
     server = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -63,14 +85,14 @@ def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 90
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
                     break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError("streamlit did not start within 60 s") from None
+                    raise RuntimeError("streamlit did not start within 90 s") from None
                 time.sleep(0.3)
         yield url
     finally:
@@ -213,3 +235,47 @@ def choose(page, label: str, option: str) -> None:
             page.keyboard.press("Escape")
     wanted.click()
     idle(page)
+
+
+BARE_PAGE = """import plotly.graph_objects as go
+import streamlit as st
+
+st.title("A bare page")
+st.plotly_chart(go.Figure(go.Scatter(y=[3, 1, 4, 1, 5, 9, 2, 6])))
+"""
+
+
+def first_chart(rounds: int, out: Callable[[str], None]) -> dict:
+    """Seconds from opening the page on a server just started to its first chart drawn: the app
+    on its default sample, started as users start it (``playground app``, which loads what the
+    first screen needs before it listens), and a bare Streamlit page of one Plotly chart, each on
+    a fresh server per round (median of ``rounds``), in Chromium."""
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    def time_to_chart(script: str) -> float:
+        serving = served_as_users_start_it() if script == "app" else served_app(script=script)
+        with serving as url, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            start = time.perf_counter()
+            page.goto(url)
+            page.locator(".js-plotly-plot .plot-container").first.wait_for(timeout=120_000)
+            seconds = time.perf_counter() - start
+            browser.close()
+            return seconds
+
+    with tempfile.TemporaryDirectory() as folder:
+        bare_script = str(Path(folder) / "bare.py")
+        Path(bare_script).write_text(BARE_PAGE)
+        bare, app = [], []
+        for _ in range(rounds):  # interleaved: both see the same machine noise
+            bare.append(time_to_chart(bare_script))
+            app.append(time_to_chart("app"))
+    bare_s, app_s = median(bare), median(app)
+    out(
+        f"first chart on a server just started, in Chromium (median of {rounds}): the app {app_s:.2f} s, "
+        f"a bare Streamlit page of one Plotly chart {bare_s:.2f} s ({app_s / bare_s:.2f}x)"
+    )
+    return {"app_first_chart_s": round(app_s, 2), "bare_first_chart_s": round(bare_s, 2)}

@@ -30,6 +30,7 @@ from playground.cli.common import (
 )
 from playground.cli.compactions import add_command as add_compactions_command
 from playground.cli.recommend import add_command as add_recommend_command
+from playground.cli.screenshot import add_command as add_screenshot_command
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.replay import NO_TURNS, ReplayResult
 from playground.engine.session import Session, TranscriptError
@@ -177,6 +178,14 @@ def _parser() -> argparse.ArgumentParser:
         "and a preset change, as a user sees them (needs the test extra and chromium; 0: skip)",
     )
     bench.add_argument(
+        "--first-chart",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time the first chart on a server just started, beside a bare Streamlit page of one "
+        "Plotly chart, N rounds (needs the test extra and chromium; 0: skip)",
+    )
+    bench.add_argument(
         "--browser-compare",
         metavar="FILE",
         help="time the same redraw in Chromium, as a user sees it (needs the test extra and chromium)",
@@ -205,6 +214,7 @@ def _parser() -> argparse.ArgumentParser:
     add_recommend_command(commands)
     add_compactions_command(commands)
     add_app_command(commands)
+    add_screenshot_command(commands)
     return parser
 
 
@@ -252,6 +262,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_corpus_command(args)
         if args.command == "app":
             return run_app(args)
+        if args.command == "screenshot":
+            from playground.cli.screenshot import run as take_screenshot
+
+            return take_screenshot(args)
         if args.command == "compactions":
             from playground.cli.compactions import run as run_compactions
 
@@ -670,6 +684,10 @@ def _bench(args: argparse.Namespace) -> int:
             charts_latency(args.browser, print)
         else:
             print(f"browser latency not measured: no Chromium at {CHROMIUM} (apt-get install chromium)")
+    if args.first_chart:
+        from playground.cli.bench_browser import first_chart
+
+        first_chart(args.first_chart, print)
     if args.browser_compare:
         from playground.cli.bench_browser import compare_redraw as in_chromium
 

@@ -12,7 +12,7 @@ from playground.measures import metrics
 from playground.measures.baseline import raw_window_words, recorded_words
 from playground.measures.figures import FIGURES_BY_KEY
 from playground.measures.reasons import difference_parts, dollars
-from playground.ui import compactions_view
+from playground.ui import compactions_view, state
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 from policies.base import counted
@@ -369,20 +369,30 @@ def _chart(figure, key: str, where=st) -> None:
 def charts_view(
     replayed: Replayed, context_window: int, must_keep_states: pd.DataFrame | None = None
 ) -> None:
+    """The cost per turn, the tokens sent beside the raw history (and the agent's compactions),
+    what was lost; the other five charts a switch away (drawing all eight at once held the first
+    one back by a second in the browser)."""
     turns, events = replayed.turns, replayed.events
+    priced = bool(turns["cost_usd"].notna().all())
     st.caption("Click a point on a chart to open that turn side by side.")
     if must_keep_states is not None:
         _chart(charts.must_keep_chart(must_keep_states), "chart_must_keep")
-    if turns["cost_usd"].notna().all():
+    if priced:
         _chart(charts.cost_chart(turns), "chart_cost")
-        left, right = st.columns(2)
-        _chart(charts.cumulative_cost_chart(turns), "chart_cumulative", left)
-        _chart(charts.cache_hit_chart(turns), "chart_cache_hits", right)
     _chart(charts.tokens_chart(turns, events, context_window), "chart_tokens")
     result = replayed.result
     compactions_view.show(result.session, result.settings.model, context_window)
     _chart(charts.quality_chart(turns), "chart_quality")
-
+    more = "cumulative cost, cache hit rate, " if priced else ""
+    shown = state.lasting(
+        st.toggle, f"More charts: {more}stubs, composition, tokens removed", key="more_charts"
+    )
+    if not shown:
+        return
+    if priced:
+        left, right = st.columns(2)
+        _chart(charts.cumulative_cost_chart(turns), "chart_cumulative", left)
+        _chart(charts.cache_hit_chart(turns), "chart_cache_hits", right)
     left, right = st.columns(2)
     _chart(charts.stubs_chart(turns), "chart_stubs", left)
     _chart(charts.composition_chart(turns), "chart_composition", right)

@@ -652,6 +652,10 @@ def test_a_claude_code_session_is_priced_as_recorded_beside_the_stack_and_the_ra
     expect(main).to_contain_text("hidden prefix of")
     expect(main).to_contain_text("Priced as claude-sonnet-4-0 at Anthropic")  # the model it records
 
+    idle(page)
+    page.get_by_test_id("stCheckbox").filter(has_text="More charts").click()  # the cumulative cost
+    idle(page)
+    expect(page.locator(".st-key-chart_cumulative")).to_be_attached(timeout=30_000)
     page.locator(".st-key-chart_cumulative").scroll_into_view_if_needed()
     page.wait_for_function(f"() => ({RECORDED_POINT})() !== null")
     page.wait_for_timeout(500)
@@ -923,6 +927,9 @@ def test_a_claude_code_session_opening_with_a_command_reads_by_its_words_and_sho
     frame = turns_frame(replay(session, config.stack, Config().settings_for(session)))
     head = int(frame["tokens_head"].iloc[0])
     assert head > 20_000
+    idle(page)
+    page.get_by_test_id("stCheckbox").filter(has_text="More charts").click()  # the composition chart
+    idle(page)
     page.wait_for_function(
         """() => Array.from(document.querySelectorAll('.js-plotly-plot')).some(
              p => p._fullData && p._fullData.some(t => t.name === 'prefix (system prompt, tools)'))"""

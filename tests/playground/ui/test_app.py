@@ -1033,3 +1033,23 @@ def test_a_lead_figure_that_does_not_change_says_so_and_never_reads_minus_zero()
     assert _change(-0.04, "vs raw")["delta"] == "same (vs raw)"
     assert _change(-40.1, "vs raw") == {"delta": "-40.1% vs raw", "delta_color": "inverse"}
     assert _change(12.0, "stack")["delta"] == "+12.0% stack"
+
+
+def test_a_hosted_page_never_looks_at_its_disk_and_playground_app_s_does(tmp_path, monkeypatch):
+    """Issue 60, 5: only a page started by ``playground app`` offers this machine's sessions (the
+    files named first, then the agents' folders); a page started any other way has no such box."""
+    hosted = start()
+    assert not [s for s in hosted.selectbox if s.key == "session_local"]
+
+    mine = tmp_path / "mine.traj.json"
+    mine.write_bytes((Path(__file__).parents[2] / "fixtures" / "msa_astropy12907.traj.json").read_bytes())
+    monkeypatch.setenv("PLAYGROUND_LOCAL_PATHS", str(mine))
+    monkeypatch.setenv("PLAYGROUND_LOCAL", "0")  # the files named only, as --no-agent-folders
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    assert not at.exception and not at.error
+    local = at.selectbox(key="session_local")
+    assert local.value.endswith(str(mine).replace(str(Path.home()), "~", 1))
+    assert at.selectbox(key="session_choice").value.startswith("this machine: mine.traj")
+    assert any("astropy__astropy-12907" in text(c) for c in at.caption)
+    local.set_value(local.options[0]).run()  # none: back to the samples
+    assert at.selectbox(key="session_choice").value.endswith("sample: claude_code_compacted")
