@@ -11,6 +11,7 @@ MARKER = re.compile(r"<!-- generated: ([a-z-]+) -->")
 
 def _tables() -> dict[str, Any]:
     from playground.cli.main import options_markdown
+    from playground.export.targets import markdown_table as exports
     from playground.formats.catalogue import markdown_table as formats
     from playground.limits import markdown_table as limits
     from playground.measures.figures import markdown_table as figures
@@ -22,6 +23,7 @@ def _tables() -> dict[str, Any]:
         "limits": limits,
         "policies": policies,
         "cli": options_markdown,
+        "exports": exports,
     }
 
 

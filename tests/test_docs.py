@@ -62,6 +62,10 @@ def test_the_tables_are_the_declarations():
         assert all(f"| `{p.name}` |" in policies for p in cls.params), cls.name()
     assert all(f"| `{f.key}` |" in figures for f in TOTALS)
     assert all(f"| `{setting}` | {value} |" in hosting for setting, value, _ in limits_table(Limits()))
+    from playground.export.targets import TARGETS
+
+    exports = _built("exports.md")
+    assert all(f"| `{name}` | {label} |" in exports for name, (label, _) in TARGETS.items())
     commands = next(a for a in _parser()._actions if a.__class__.__name__ == "_SubParsersAction")
     for name, command in commands.choices.items():
         assert f"### playground {name}" in cli

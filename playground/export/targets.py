@@ -35,3 +35,10 @@ def export(specs: list[PolicySpec], settings: Any, target: str) -> Export:
     except SpecError as error:
         raise ExportError(str(error)) from None
     return TARGETS[target][1](specs, settings)
+
+
+def markdown_table() -> str:
+    """The export targets as the docs list them: the name ``--to`` takes and what it writes."""
+    rows = ["| `--to` | writes |", "|---|---|"]
+    rows += [f"| `{name}` | {label} |" for name, (label, _) in TARGETS.items()]
+    return "\n".join(rows) + "\n"

@@ -58,8 +58,7 @@ def test_a_wheel_installed_apart_from_the_checkout_starts_the_page_with_playgrou
             "-m",
             "pip",
             "wheel",
-            "--no-deps",
-            "--no-build-isolation",
+            "--no-deps",  # built as pip builds it, in an isolated environment of its build requirements
             "-q",
             "-w",
             str(wheels),
