@@ -5,7 +5,7 @@ compaction docs and ``anthropic==2.16.0`` ``beta_compact_20260112_edit_param.py`
 
 from __future__ import annotations
 
-from policies.base import EPHEMERAL, CompileEvent, Param, Policy
+from policies.base import CLIPPING, EPHEMERAL, CompileEvent, Param, Policy
 from policies.messages import CLIPPED, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
@@ -60,6 +60,7 @@ class ClearThinkingPolicy(Policy):
     for. Keeping all (no policy) keeps the cached prefix whole: removing older thinking
     breaks the cache where the first of it sat."""
 
+    place = CLIPPING
     source = "Anthropic `clear_thinking_20251015`"
     summary = "ephemeral; the thinking of all but the last N assistant turns that have any is removed from the request (the API's own default keeps 1); exported first among the edits"
 

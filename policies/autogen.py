@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from policies.base import EPHEMERAL, CompileEvent, Param, Policy
+from policies.base import EPHEMERAL, WINDOW, CompileEvent, Param, Policy
 from policies.messages import Message, ToolCall, sources_of
 
 Unit = list[Message]  # one AutoGen message: a message, or a run of consecutive tool results
@@ -54,6 +54,7 @@ class BufferedContextPolicy(Policy):
     """``BufferedChatCompletionContext(buffer_size)``: the last ``buffer_size`` messages; a
     leading function-result message is dropped (no marker)."""
 
+    place = WINDOW
     source = "`autogen-core==0.7.5`"
     summary = "ephemeral view: the last N messages (`BufferedChatCompletionContext`)"
 
@@ -78,6 +79,7 @@ class HeadAndTailContextPolicy(Policy):
     them while head and tail cover the list. N counts what lies between head and tail before
     those two adjustments, as AutoGen counts it."""
 
+    place = WINDOW
     source = "`autogen-core==0.7.5`"
     summary = (
         'ephemeral view: the first N, "Skipped N messages.", the last M (`HeadAndTailChatCompletionContext`)'
@@ -120,6 +122,7 @@ class TokenLimitedContextPolicy(Policy):
     an assistant's calls as JSON among them, and 3 for the reply. The tool definitions count
     only when the context is given ``tool_schema``, by AutoGen's own rule."""
 
+    place = WINDOW
     source = "`autogen-core==0.7.5`"
     summary = "ephemeral view: messages popped from the middle until the rest counts under a token limit; orphans included, autogen #7955 (`TokenLimitedChatCompletionContext`)"
 

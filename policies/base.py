@@ -283,6 +283,17 @@ def persistence_param(default: str, why: str) -> Param:
     return Param("persistence", str, default, why, choices=PERSISTENCES)
 
 
+# where a policy goes in a stack a search builds, in the order a request is shaped: each result
+# clipped as it arrives, old results cleared, a window kept, the rest compacted
+CLIPPING, CLEARING, WINDOW, COMPACTING = 0, 1, 2, 3
+PLACES = {
+    CLIPPING: "clips each result",
+    CLEARING: "clears old results",
+    WINDOW: "keeps a window",
+    COMPACTING: "compacts",
+}
+
+
 class Policy:
     """Base class: declare ``params`` and override ``on_append`` and/or ``on_compile``.
 
@@ -293,6 +304,7 @@ class Policy:
     params: ClassVar[tuple[Param, ...]] = ()
     persistence: str = PERSISTENT
     timing: str = PER_CALL
+    place: ClassVar[int] = COMPACTING  # where it goes in a stack a search builds (PLACES)
     source: ClassVar[str] = ""  # the system it comes from, with the version and file it follows
     summary: ClassVar[str] = ""  # what it does, in a line a user reads (the docs' policy table)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fnmatch import fnmatch
 
 from policies.agent_record import earlier_block, earlier_tokens, leave_agent_summary
-from policies.base import PERSISTENT, CompileEvent, Param, Policy, persistence_param
+from policies.base import CLEARING, PERSISTENT, CompileEvent, Param, Policy, persistence_param
 from policies.messages import STUB, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
@@ -261,6 +261,7 @@ class ClaudeCodeMicrocompactPolicy(Policy):
     The gap is measured between the recorded times of the previous reply and this one: a
     transcript without reply times never triggers it (an event says so)."""
 
+    place = CLEARING
     source = "Claude Code"
     summary = "after a gap between replies longer than the cache lifetime (60 minutes), old tool results but the last 5 become `[Old tool result content cleared]`; needs a transcript with reply times (its undocumented values are parameters)"
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from itertools import compress
 
-from policies.base import EPHEMERAL, CompileEvent, Param, ParamError, Policy, persistence_param
+from policies.base import CLEARING, EPHEMERAL, CompileEvent, Param, ParamError, Policy, persistence_param
 from policies.estimates import langchain_approximate_tokens
 from policies.messages import STANDING_ROLES, STUB, Message, ToolCall, sources_of
 from policies.pairs import call_of
@@ -42,6 +42,7 @@ class ClearToolUsesPolicy(Policy):
     stored history, so by default it is ephemeral: it sees every output again each call.
     """
 
+    place = CLEARING
     source = "Anthropic context editing, LangChain `ContextEditingMiddleware`"
     summary = "ephemeral; clears the oldest tool results beyond `keep`; `flavour: anthropic` counts the whole request and treats `clear_at_least` as all or nothing, `langchain` counts the messages with LangChain's estimate and stops once it is reached"
 

@@ -8,7 +8,7 @@ cl100k_base, over message texts only (roles, tool calls and tool definitions are
 
 from __future__ import annotations
 
-from policies.base import EPHEMERAL, CompileEvent, Param, Policy
+from policies.base import EPHEMERAL, WINDOW, CompileEvent, Param, Policy
 from policies.messages import Message, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
@@ -30,6 +30,7 @@ class ChatMemoryBufferPolicy(Policy):
     A message recorded with no text counts as empty (LlamaIndex would count the word
     ``None`` for a ``None`` content)."""
 
+    place = WINDOW
     source = "`llama-index-core==0.14.25`"
     summary = "ephemeral; drops the oldest (and any assistant/tool opener) while the texts, joined and counted with cl100k_base, exceed the limit"
 

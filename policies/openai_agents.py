@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.base import EPHEMERAL, PER_TURN, CompileEvent, Param, Policy
+from policies.base import CLIPPING, EPHEMERAL, PER_TURN, WINDOW, CompileEvent, Param, Policy
 from policies.messages import CLIPPED, STUB, SUMMARY, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report
 
@@ -28,6 +28,7 @@ class ToolOutputTrimmerPolicy(Policy):
     old, so a one-task agent run is never trimmed. Ephemeral: the session keeps every output.
     """
 
+    place = CLIPPING
     source = "`openai-agents==0.24.0`"
     summary = "ephemeral; outputs older than the last 2 user turns become a 200-character preview"
 
@@ -80,6 +81,7 @@ class TrimmingSessionPolicy(Policy):
     the store, with no marker. It trims as a run loads its history, so once per user turn,
     and what it drops stays dropped (persistent)."""
 
+    place = WINDOW
     source = "OpenAI cookbook"
     summary = "once per user turn, keeps the last N user turns"
 

@@ -9,7 +9,7 @@ Read in ``sst/opencode`` at commit 31e22f6: ``packages/opencode/src/session/over
 
 from __future__ import annotations
 
-from policies.base import PER_TURN, CompileEvent, Param, Policy
+from policies.base import CLEARING, PER_TURN, CompileEvent, Param, Policy
 from policies.messages import STUB, SUMMARY, Message, render_transcript, sources_of
 from policies.summaries import summarize_or_report, summary_message
 
@@ -169,6 +169,7 @@ class OpencodePrunePolicy(Policy):
     in 2025 releases (``compaction.prune: false`` turned it off); opt-in
     (``compaction.prune: true``) in the release read here."""
 
+    place = CLEARING
     source = "opencode (`session/compaction.ts` at 31e22f6: `PRUNE_PROTECT` 40,000, `PRUNE_MINIMUM` 20,000, `skill` protected)"
     summary = "once per user turn, past the last two turns, tool outputs beyond the newest 40,000 tokens become `[Old tool result content cleared]` when that frees over 20,000"
 

@@ -14,7 +14,7 @@ from typing import Any
 from policies.adk import AdkSlidingWindowCompactionPolicy, AdkTokenCompactionPolicy
 from policies.anthropic import AnthropicCompactionPolicy, ClearThinkingPolicy
 from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, TokenLimitedContextPolicy
-from policies.base import ParamError, Policy, shown
+from policies.base import PLACES, ParamError, Policy, shown
 from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocompactPolicy
 from policies.clear_tool_uses import ClearToolUsesPolicy
 from policies.codex import CodexAutoCompactPolicy
@@ -165,7 +165,8 @@ def markdown_table() -> str:
     ]
     for cls in BUILTINS:
         lifecycle = cls().lifecycle()  # as its defaults run it (some let the user choose)
-        rows += ["", f"### {cls.name()}", "", f"{lifecycle[:1].upper()}{lifecycle[1:]}.", ""]
+        said = f"{lifecycle[:1].upper()}{lifecycle[1:]}; in a stack a search builds, it {PLACES[cls.place]}."
+        rows += ["", f"### {cls.name()}", "", said, ""]
         if not cls.params:
             rows.append("No parameters.")
             continue

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.base import CompileEvent, Param, Policy
+from policies.base import WINDOW, CompileEvent, Param, Policy
 from policies.messages import Message, sources_of
 from policies.pairs import safe_cut
 
@@ -14,6 +14,7 @@ class SlidingWindowPolicy(Policy):
     call that produced it (the window may then hold fewer than ``max_messages``).
     """
 
+    place = WINDOW
     source = "pyagentic"
     summary = "keeps the last N messages, never starting on an orphaned result"
 

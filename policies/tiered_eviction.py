@@ -15,7 +15,7 @@ import re
 from fnmatch import fnmatch
 from functools import lru_cache
 
-from policies.base import CompileEvent, Param, Policy
+from policies.base import CLEARING, CompileEvent, Param, Policy
 from policies.facts import facts_among, facts_of_text, iter_facts
 from policies.messages import (
     CLIPPED,
@@ -108,6 +108,7 @@ class TieredEvictionPolicy(Policy):
     idempotent and tool calls keep their results, so the request stays valid.
     """
 
+    place = CLEARING
     source = '"cut in this order"'
     summary = "consumed tool output → result lines; re-fetchable results → pointers; old prose → a decision log; standing rules never"
 

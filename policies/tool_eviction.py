@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.base import CompileEvent, Param, Policy
+from policies.base import CLEARING, CompileEvent, Param, Policy
 from policies.messages import STUB, Message
 
 
@@ -18,6 +18,7 @@ class ToolEvictionPolicy(Policy):
     them all at once (one break instead of one per turn).
     """
 
+    place = CLEARING
     source = "pyagentic"
     summary = (
         "stubs all but the last N tool results (one no longer than the stub stays as it is); never deletes"

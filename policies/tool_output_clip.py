@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.base import AppendEvent, Param, Policy
+from policies.base import CLIPPING, AppendEvent, Param, Policy
 from policies.messages import CLIPPED, ORIGINAL, Message
 
 
@@ -13,6 +13,7 @@ class ToolOutputClipPolicy(Policy):
     history keeps the full output.
     """
 
+    place = CLIPPING
     source = "pyagentic"
     summary = "clips tool results as they arrive; the raw history keeps them whole"
 

@@ -45,24 +45,6 @@ from playground.summaries.base import SummarizerError
 from policies.base import Param
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError
 
-# where each policy goes in a stack: per-result clipping, clearing old results, a window, compaction
-ORDER = {
-    "ToolOutputClipPolicy": 0,
-    "ToolOutputTrimmerPolicy": 0,
-    "ClearThinkingPolicy": 0,
-    "ToolEvictionPolicy": 1,
-    "ClearToolUsesPolicy": 1,
-    "ClaudeCodeMicrocompactPolicy": 1,
-    "OpencodePrunePolicy": 1,
-    "TieredEvictionPolicy": 1,
-    "SlidingWindowPolicy": 2,
-    "TrimmingSessionPolicy": 2,
-    "BufferedContextPolicy": 2,
-    "HeadAndTailContextPolicy": 2,
-    "TokenLimitedContextPolicy": 2,
-    "ChatMemoryBufferPolicy": 2,
-}
-COMPACTING = 3  # every other policy: a summary or compaction, last
 ANY = "any"
 DEFAULT_POLICIES = (
     "ToolOutputClipPolicy",
@@ -71,7 +53,6 @@ DEFAULT_POLICIES = (
     "SlidingWindowPolicy",
     "CompactionPolicy",
 )
-FREE_TEXT = ("summary_prompt", "instructions", "stub", "placeholder", "suffix")  # kept as declared
 DEFAULT_TRIALS = 60
 
 
@@ -312,7 +293,7 @@ def policies_for(framework: str) -> tuple[str, ...]:
         raise RecommendError(
             f"unknown framework {framework[:40]!r} (known: {ANY}, {', '.join(FRAMEWORK_PRESETS)})"
         )
-    return tuple(sorted(names, key=lambda n: (ORDER.get(n, COMPACTING), n)))
+    return tuple(sorted(names, key=lambda n: (_place(n), n)))
 
 
 def presets_for(framework: str) -> dict[str, list[PolicySpec]]:
@@ -325,9 +306,9 @@ def presets_for(framework: str) -> dict[str, list[PolicySpec]]:
 
 
 def searched(param: Param) -> bool:
-    """Whether the search varies this parameter (free text and lists stay as declared, and a
-    replay's own switches, which its declaration marks)."""
-    if not param.search or param.name in FREE_TEXT or param.type in (list, tuple):
+    """Whether the search varies this parameter (free text, which only its choices make a value to
+    tune, and lists stay as declared, and a replay's own switches, which its declaration marks)."""
+    if not param.search or param.type in (list, tuple):
         return False
     if param.type is str:
         return bool(param.choices)
@@ -691,7 +672,8 @@ def combinations(search: _Search, policies: Sequence[str]) -> list[tuple[str, st
 
 
 def _place(name: str) -> int:
-    return ORDER.get(name, COMPACTING)
+    """Where policy ``name`` goes in a stack, as it declares (``Policy.place``)."""
+    return POLICY_TYPES[name].place
 
 
 def _shown(value: Any) -> str:

@@ -63,3 +63,23 @@ def test_a_count_is_said_in_the_singular_for_one():
     from policies.base import counted
 
     assert [counted(n, "turn") for n in (0, 1, 2, 1204)] == ["0 turns", "1 turn", "2 turns", "1,204 turns"]
+
+
+def test_a_policy_declares_its_place_in_a_searched_stack_and_the_recommender_reads_it(monkeypatch):
+    """Issue 59, 3: the recommender kept its own table of where each policy goes, by class name
+    (a policy missing from it silently became "a compaction, placed last"); each declares it now."""
+    from playground.analyses.recommend import policies_for
+    from policies.base import CLEARING, CLIPPING, COMPACTING, PLACES, WINDOW, Policy
+    from policies.registry import BUILTINS, POLICY_TYPES
+
+    assert {cls.place for cls in BUILTINS} == set(PLACES) == {CLIPPING, CLEARING, WINDOW, COMPACTING}
+    order = [POLICY_TYPES[name].place for name in policies_for("any")]
+    assert order == sorted(order) and order[0] == CLIPPING and order[-1] == COMPACTING
+
+    class EarlyPolicy(Policy):
+        place = CLIPPING
+
+    monkeypatch.setitem(POLICY_TYPES, "EarlyPolicy", EarlyPolicy)
+    from playground.analyses import recommend
+
+    assert recommend._place("EarlyPolicy") == CLIPPING  # read from the class, not a table
