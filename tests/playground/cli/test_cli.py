@@ -343,3 +343,8 @@ def test_the_printed_unzip_command_takes_out_that_member_and_no_other(tmp_path, 
     unzip = command.split(" > member.json")[0]
     taken = subprocess.run(shlex.split(unzip), capture_output=True, text=True, check=True).stdout
     assert taken == "RIGHT"
+
+
+def test_playground_app_names_a_path_that_is_not_there_and_starts_nothing(tmp_path, capsys):
+    assert main(["app", str(tmp_path / "missing.jsonl")]) == 2
+    assert f"no such file or folder: {tmp_path / 'missing.jsonl'}" in capsys.readouterr().err
