@@ -13,6 +13,7 @@ replay's result (after it, not inside it), so a replay stays close to tokenizing
 from __future__ import annotations
 
 import json
+import threading
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -91,7 +92,10 @@ class _SessionFacts:
     calls: dict[int, list[tuple[str, list[int]]]]
 
 
+# a session's facts, by the id of the session while it lives: one owner, shared by the threads of a
+# server (a replay per browser, sweeps and searches beside them), each entry written once
 _SESSIONS: dict[int, _SessionFacts] = {}
+_SESSIONS_LOCK = threading.Lock()
 
 
 def _session_facts(session: Session) -> _SessionFacts:
@@ -125,9 +129,16 @@ def _session_facts(session: Session) -> _SessionFacts:
     known = _SessionFacts(
         reply_facts, reply_quotes, copied_from, finder, raw_held, first_seen, calls_and_earlier_results(raw)
     )
-    _SESSIONS[id(session)] = known
-    weakref.finalize(session, _SESSIONS.pop, id(session), None)  # an id is unique while it lives
-    return known
+    with _SESSIONS_LOCK:  # two threads may have computed it: the first one kept wins
+        kept = _SESSIONS.setdefault(id(session), known)
+        if kept is known:  # an id is unique while its session lives: let go when it does not
+            weakref.finalize(session, _forget, id(session))
+    return kept
+
+
+def _forget(key: int) -> None:
+    with _SESSIONS_LOCK:
+        _SESSIONS.pop(key, None)
 
 
 def _first_seen(held: list[np.ndarray], facts: int) -> list[int]:

@@ -196,3 +196,38 @@ def test_on_the_astropy_session_decoding_and_precision_remove_artefacts_from_fac
         for f in t.lost_facts
     }
     assert not any(f.endswith("\\") or f.startswith("ninitial") or f.endswith(":") for f in lost)
+
+
+def _facts_from_four_threads() -> int:
+    """A session of its own, its facts asked for by four threads at once: all get one object,
+    the one kept; returns the session's id (the session goes with this call)."""
+    import threading
+
+    from playground.measures import quality
+
+    session = read_path(SYNTHETIC / "leave_request_hr.json")[0]
+    got, start = [], threading.Barrier(4)
+
+    def compute() -> None:
+        start.wait()
+        got.append(quality._session_facts(session))
+
+    threads = [threading.Thread(target=compute) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(facts is got[0] for facts in got) and quality._SESSIONS[id(session)] is got[0]
+    return id(session)
+
+
+def test_a_session_s_facts_are_kept_once_for_every_thread_and_let_go_with_it():
+    """Issue 59, 5: the facts of a session were kept in a module dict keyed by id() with no lock:
+    threads of a server computing them at once each wrote their own."""
+    import gc
+
+    from playground.measures import quality
+
+    key = _facts_from_four_threads()
+    gc.collect()
+    assert key not in quality._SESSIONS
