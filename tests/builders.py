@@ -132,3 +132,14 @@ def has_module(name: str) -> bool:
 needs_dask = pytest.mark.skipif(
     not has_module("distributed"), reason="the dask extra is not installed (pip install -e '.[dask]')"
 )
+
+
+def claude_code_first_line() -> dict:
+    """A Claude Code session's first line: the user's "go", the chain's root."""
+    return {
+        "type": "user",
+        "uuid": "u0",
+        "parentUuid": None,
+        "sessionId": "s",
+        "message": {"role": "user", "content": "go"},
+    }

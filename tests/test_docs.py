@@ -74,3 +74,18 @@ def test_the_tables_are_the_declarations():
             for a in command._actions
             if a.option_strings and a.dest != "help"
         )
+
+
+def test_every_command_the_readme_gives_parses():
+    """A command in the README that the CLI would refuse is a lie to the newcomer who copies it."""
+    import shlex
+
+    from playground.cli.main import _parser
+
+    readme = (ROOT / "README.md").read_text()
+    commands = [
+        line.split("#")[0] for line in readme.splitlines() if line.startswith(".venv/bin/playground ")
+    ]
+    assert len(commands) >= 4
+    for command in commands:
+        _parser().parse_args(shlex.split(command)[1:])  # argparse exits on what it refuses

@@ -15,6 +15,7 @@ import pytest
 
 from playground.engine.session import TranscriptError
 from playground.formats import read_bytes, read_path
+from tests.builders import claude_code_first_line
 from tests.timing import grows_linearly
 
 
@@ -36,15 +37,7 @@ def gemini_stream_of_deltas(n: int) -> bytes:
 
 def claude_code_lines_of_one_call(n: int) -> bytes:
     """``n`` streamed lines of one ``message.id``, each a tool use: each re-joined the call."""
-    lines = [
-        {
-            "type": "user",
-            "uuid": "u0",
-            "parentUuid": None,
-            "sessionId": "s",
-            "message": {"role": "user", "content": "go"},
-        }
-    ]
+    lines = [claude_code_first_line()]
     for i in range(n):
         said = {"type": "text", "text": f"Reading file {i} to see how the parser is built. " * 8}
         block = {"type": "tool_use", "id": f"t{i}", "name": "Read", "input": {"file_path": f"/src/f{i}.py"}}

@@ -13,6 +13,7 @@ import pytest
 
 from playground.engine.session import TranscriptError
 from playground.formats import read_bytes
+from tests.builders import claude_code_first_line
 from tests.timing import grows_linearly
 
 
@@ -193,15 +194,7 @@ def test_a_new_model_name_on_every_reply_is_bounded_and_no_name_reaches_the_shar
 
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path))
     pricing._find_price.cache_clear()
-    lines = [
-        {
-            "type": "user",
-            "uuid": "u0",
-            "parentUuid": None,
-            "sessionId": "s",
-            "message": {"role": "user", "content": "go"},
-        }
-    ]
+    lines = [claude_code_first_line()]
     for i in range(100):
         lines.append(
             {"type": "assistant", "uuid": f"a{i}", "parentUuid": "u0", "sessionId": "s",
@@ -263,15 +256,7 @@ def test_a_file_of_too_many_subagent_chains_is_refused_before_they_are_built(mon
     build = SessionBuilder.build
     monkeypatch.setattr(SessionBuilder, "build", lambda self, name: built.append(name) or build(self, name))
 
-    lines = [
-        {
-            "type": "user",
-            "uuid": "u0",
-            "parentUuid": None,
-            "sessionId": "s",
-            "message": {"role": "user", "content": "go"},
-        }
-    ]
+    lines = [claude_code_first_line()]
     lines += [
         {"type": "user", "uuid": f"c{i}", "parentUuid": None, "sessionId": "s", "isSidechain": True,
          "message": {"role": "user", "content": "x"}}
