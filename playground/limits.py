@@ -66,6 +66,9 @@ class Limits:  # one instance, LIMITS, read at start; tests move a limit with mo
     max_sweep_points: int = _limit(400, "points in one sweep (each is a whole replay)")
     max_sweep_workers: int = _limit(8, "worker processes one sweep may start")
     max_running_sweeps: int = _limit(2, "sweeps the app runs at once, all browsers together")
+    max_running_searches: int = _limit(
+        2, "recommendation searches the app runs at once, all browsers together"
+    )
     max_recommend_trials: int = _limit(
         2_000, "stacks one recommendation search proposes (each is a whole replay)"
     )

@@ -121,6 +121,18 @@ class PolicySpec:
     params: dict[str, Any] = field(default_factory=dict)
     enabled: bool = True
 
+    @classmethod
+    def of(
+        cls, policy: type[Policy], params: dict[str, Any] | None = None, enabled: bool = True
+    ) -> PolicySpec:
+        """The entry for ``policy`` (the class, never its name written out)."""
+        return cls(policy.__name__, dict(params or {}), enabled)
+
+    @property
+    def policy(self) -> type[Policy] | None:
+        """The class this entry names (None for a name no policy has)."""
+        return POLICY_TYPES.get(self.name)
+
     def build(self) -> Policy:
         cls = POLICY_TYPES.get(self.name)
         if cls is None:

@@ -114,3 +114,38 @@ def test_no_import_cycle_between_modules():
         if module not in state:
             visit(module, [module])
     assert not cycles, "\n".join(cycles)
+
+
+def test_one_module_starts_worker_processes():
+    starting = {"ProcessPoolExecutor", "LocalCluster", "get_context", "Pool"}
+    found = set()
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            called_name = getattr(called, "attr", None) or getattr(called, "id", None)
+            if called_name in starting:
+                found.add(name)
+    assert found == {"playground.analyses.runner"}
+
+
+def test_no_module_outside_policies_names_a_policy_class_in_a_string():
+    """What a policy is decides what code does with it through the class (its declarations, a
+    table keyed by it), never through its name written out: a renamed class breaks an import."""
+    from policies.registry import POLICY_TYPES
+
+    named = []
+    for name, path in _modules().items():
+        if name.startswith("policies"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in POLICY_TYPES:
+                named.append(f"{name}:{node.lineno} {node.value}")
+    assert not named
+
+
+def test_recommend_and_corpus_are_packages_of_small_modules():
+    for package in ("recommend", "corpus"):
+        folder = ROOT / "playground" / "analyses" / package
+        assert (folder / "__init__.py").is_file()
+        sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in folder.glob("*.py")}
+        assert max(sizes.values()) < 400, sizes

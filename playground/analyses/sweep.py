@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from playground.analyses.processes import process_context
+from playground.analyses.runner import Counters, Runner
 from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
@@ -345,27 +344,35 @@ def run_sweep(
     counter = counter or TokenCounter(settings.model)
     counter.prime(session.messages)
     job = _Job(session, Scenario(settings, pricing or Pricing(), tuple(must_keep)), api_key, hosted)
-    stacks = [stack_at(specs, axes, values) for values in grid]
+    todo = [(values, stack_at(specs, axes, values)) for values in grid]
     workers = max(1, min(workers, LIMITS.max_sweep_workers, len(grid)))
     done: dict[int, Point] = {}
     processes = 1
     cancelled = cancelled or (lambda: False)
+    here = Counters()
+    here.add(counter)
     # the first points run here (the first pays for warming up, the second shows what a point
     # takes); the rest go to workers only when they would take longer than starting them
-    for index, (values, stack) in enumerate(zip(grid, stacks, strict=True)):
-        if cancelled():
-            break
+    with Runner(job, _point, counters=here) as runner:
         started = time.perf_counter()
-        done[index] = _point(job, values, stack, counter)
-        took = time.perf_counter() - started
-        if progress:
-            progress(len(done), len(grid))
-        rest = len(grid) - len(done)
-        slow = took > WORKER_START_SECONDS or (index == 1 and rest * took > WORKER_START_SECONDS)
-        if workers > 1 and rest and slow:
-            processes = workers
-            _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled)
-            break
+        for index, point in runner.results(todo, cancelled):
+            took, started = time.perf_counter() - started, time.perf_counter()
+            done[index] = point
+            if progress:
+                progress(len(done), len(grid))
+            rest = len(grid) - len(done)
+            slow = took > WORKER_START_SECONDS or (index == 1 and rest * took > WORKER_START_SECONDS)
+            if workers > 1 and rest and slow:
+                break
+    if len(done) < len(grid) and not cancelled():
+        processes = workers
+        rest = [(i, item) for i, item in enumerate(todo) if i not in done]
+        known = (counter.model, counter.known())
+        with Runner(job, _point, workers=workers, known=known) as runner:
+            for at, point in runner.results([item for _, item in rest], cancelled):
+                done[rest[at][0]] = point
+                if progress:
+                    progress(len(done), len(grid))
     finished = tuple(done[i] for i in range(len(grid)) if i in done)
     return Sweep(tuple(axes), finished, len(grid), processes)
 
@@ -380,7 +387,10 @@ class _Job:
     hosted: bool
 
 
-def _point(job: _Job, values: tuple, stack: list[PolicySpec], counter: TokenCounter) -> Point:
+def _point(job: _Job, counters: Counters, item: tuple[tuple, list[PolicySpec]]) -> Point:
+    """One point of the grid: its values and the stack they set."""
+    values, stack = item
+    counter = counters(job.scenario.settings.model)
     try:
         evaluated = evaluate(
             job.session, stack, job.scenario, counter, api_key=job.api_key, hosted=job.hosted
@@ -388,52 +398,3 @@ def _point(job: _Job, values: tuple, stack: list[PolicySpec], counter: TokenCoun
     except (SpecError, SummarizerError, LimitError) as error:
         return Point(values, error=str(error))
     return Point(values, evaluated.totals)
-
-
-# the worker's share of the job, set once per process by _start_worker
-_worker: tuple[_Job, TokenCounter] | None = None
-
-
-def _start_worker(job: _Job, known: tuple[dict, dict]) -> None:
-    global _worker
-    counter = TokenCounter(job.scenario.settings.model)
-    counter.learn(known)
-    _worker = (job, counter)
-
-
-def _worker_point(values: tuple, stack: list[PolicySpec]) -> Point:
-    assert _worker is not None, "a sweep worker runs points only after _start_worker"
-    job, counter = _worker
-    return _point(job, values, stack, counter)
-
-
-def _in_workers(job, grid, stacks, counter, workers, done, progress, cancelled) -> None:
-    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(
-        workers, process_context(), initializer=_start_worker, initargs=(job, counter.known())
-    )
-    try:
-        pending: dict[Future, int] = {
-            pool.submit(_worker_point, values, stack): index
-            for index, (values, stack) in enumerate(zip(grid, stacks, strict=True))
-            if index not in done
-        }
-        while pending:
-            finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for future in finished:
-                try:
-                    done[pending.pop(future)] = future.result()
-                except BrokenProcessPool as error:  # a worker killed (out of memory, a signal)
-                    raise SweepError(f"a sweep worker process stopped: {error}") from None
-            if finished and progress:
-                progress(len(done), len(grid))
-            if cancelled():
-                break
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def default_workers() -> int:
-    return max(1, min(os.cpu_count() or 1, LIMITS.max_sweep_workers))

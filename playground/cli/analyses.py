@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from playground.analyses.compare import Comparison, compare, display_table, unique_name
-from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep, default_workers, parse_axis, run_sweep
+from playground.analyses.runner import default_workers
+from playground.analyses.sweep import COST_AXES, LOSS_AXES, Sweep, parse_axis, run_sweep
 from playground.cli.common import add_price_argument, sessions_in, shell_word, with_prices
 from playground.cli.text_table import text_table, write_csv
 from playground.engine.session import Session

@@ -19,9 +19,15 @@ from playground.engine.tokens import TokenCounter
 from playground.measures import quality
 from playground.measures.evaluate import Scenario
 from playground.money.cost import Pricing, cost_report
+from policies.clear_tool_uses import ClearToolUsesPolicy
+from policies.compaction import CompactionPolicy
 from policies.facts import forget_facts
 from policies.messages import Message, ToolCall
+from policies.prompt_compression import PromptCompressionPolicy
 from policies.registry import PolicySpec
+from policies.tiered_eviction import TieredEvictionPolicy
+from policies.tool_eviction import ToolEvictionPolicy
+from policies.tool_output_clip import ToolOutputClipPolicy
 
 WORDS = [
     "the",
@@ -66,11 +72,11 @@ WORDS = [
 ]
 # every built-in that measures the context, in the order a user would stack them
 EXTENDED_STACK = [
-    PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
-    PolicySpec("ClearToolUsesPolicy", {"trigger": 30_000, "keep": 3, "clear_at_least": 0}),
-    PolicySpec("TieredEvictionPolicy", {"budget_tokens": 20_000, "keep_recent": 6}),
-    PolicySpec("CompactionPolicy", {"max_input_tokens": 60_000}),
-    PolicySpec("PromptCompressionPolicy", {"compress_threshold": 0.75, "compress_keep_recent": 4}),
+    PolicySpec.of(ToolOutputClipPolicy, {"max_chars": 8000}),
+    PolicySpec.of(ClearToolUsesPolicy, {"trigger": 30_000, "keep": 3, "clear_at_least": 0}),
+    PolicySpec.of(TieredEvictionPolicy, {"budget_tokens": 20_000, "keep_recent": 6}),
+    PolicySpec.of(CompactionPolicy, {"max_input_tokens": 60_000}),
+    PolicySpec.of(PromptCompressionPolicy, {"compress_threshold": 0.75, "compress_keep_recent": 4}),
 ]
 TOOLS = ("read_file", "search_docs", "http_get", "run_tests", "query_db", "list_dir")
 
@@ -306,7 +312,7 @@ def redraw(n_messages: int, out: Callable[[str], None], moves: int = 6) -> dict:
     at = AppTest.from_file(str(app), default_timeout=120).run()
     at.file_uploader(key="session_uploads").set_value(("synthetic.json", data, "application/json"))
     first = _timed(at.run)
-    eviction = next(e["id"] for e in at.session_state["stack"] if e["name"] == "ToolEvictionPolicy")
+    eviction = next(e["id"] for e in at.session_state["stack"] if e["name"] == ToolEvictionPolicy.__name__)
     times = []
     for k in range(moves):  # each value is new: no replay cache hit
         at.slider(key=f"param_{eviction}_keep_last_n").set_value(6 + k)
@@ -395,7 +401,7 @@ def compare_redraw(out: Callable[[str], None], path: str, candidates: int = 6, m
         at.selectbox(key="candidate_preset").set_value(name).run()
     at.session_state["view"] = "Compare"
     first = _timed(at.run)
-    eviction = next(e["id"] for e in at.session_state["stack"] if e["name"] == "ToolEvictionPolicy")
+    eviction = next(e["id"] for e in at.session_state["stack"] if e["name"] == ToolEvictionPolicy.__name__)
     times = []
     for k in range(moves):  # each value new: the edited stack replays, the candidates come from the cache
         at.slider(key=f"param_{eviction}_keep_last_n").set_value(6 + k)
@@ -416,6 +422,7 @@ def corpus(n_sessions: int, out: Callable[[str], None], workers: int = 2) -> dic
     from pathlib import Path
 
     from playground.analyses.corpus import Job, run_corpus, sources
+    from playground.analyses.runner import RunError, local_cluster
     from playground.formats.openai_chat import to_openai
     from playground.stacks.candidates import Candidate
     from playground.stacks.presets import PRESETS
@@ -455,13 +462,11 @@ def corpus(n_sessions: int, out: Callable[[str], None], workers: int = 2) -> dic
             f"{tenth_peak:.1f} MiB at {max(1, n_sessions // 10):,} sessions, {peak:.1f} MiB at {n_sessions:,}"
         )
         try:
-            import distributed
-        except ImportError:
-            out("corpus on Dask: distributed is not installed (pip install -e '.[dask]')")
+            with local_cluster(workers) as client:
+                dask, _ = rate(found, scheduler=client)
+        except RunError as error:
+            out(f"corpus on Dask: {error}")
             return figures
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)
-        with cluster, distributed.Client(cluster) as client:
-            dask, _ = rate(found, scheduler=client)
         figures["corpus_dask_per_s"] = round(dask, 1)
         out(
             f"corpus on a Dask LocalCluster of {workers} workers: {dask:.1f}/s "

@@ -290,6 +290,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
     one is raised, so the modules only some commands use are not loaded to start."""
     from playground.analyses.corpus import CorpusError
     from playground.analyses.recommend import RecommendError
+    from playground.analyses.runner import RunError
     from playground.analyses.sweep import SweepError
     from playground.export import ExportError
 
@@ -305,6 +306,7 @@ def _user_errors() -> tuple[type[Exception], ...]:
         SweepError,
         CorpusError,
         RecommendError,
+        RunError,
     )
 
 

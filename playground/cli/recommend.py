@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from playground.analyses.recommend import ANY, DEFAULT_TRIALS, PRESET, Budget, Recommendation, Tried, money
-from playground.analyses.sweep import default_workers
+from playground.analyses.runner import default_workers
 from playground.cli.common import UsageError, add_price_argument, with_prices, write_json, write_whole
 from playground.stacks.config import Config
 from playground.stacks.presets import FRAMEWORK_PRESETS

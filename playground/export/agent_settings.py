@@ -14,7 +14,11 @@ from typing import Any
 
 from playground.export.base import Export, Unexpressible, defaults, translate, values
 from playground.stacks.config import json_text
-from policies.base import shown, visible
+from policies.base import Policy, shown, visible
+from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocompactPolicy
+from policies.codex import CodexAutoCompactPolicy
+from policies.gemini_cli import GeminiChatCompressionPolicy
+from policies.opencode import OpencodeCompactionPolicy, OpencodePrunePolicy
 from policies.registry import PolicySpec
 
 CLAUDE_CODE = "Claude Code"
@@ -34,29 +38,29 @@ def _unset(spec: PolicySpec, names: tuple[str, ...], missing: list[Unexpressible
     ]
 
 
-def _absent(specs: list[PolicySpec], name: str) -> bool:
-    return not any(s.name == name and s.enabled for s in specs)
+def _absent(specs: list[PolicySpec], policy: type[Policy]) -> bool:
+    return not any(s.policy is policy and s.enabled for s in specs)
 
 
 def _agent_settings(
     specs: list[PolicySpec],
-    translators: dict[str, Any],
+    translators: dict[type[Policy], Any],
     agent: str,
     otherwise: str,
-    runs_anyway: dict[str, str],
+    runs_anyway: dict[type[Policy], str],
     start: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[Unexpressible]]:
     """The settings the stack's entries give (each translator's part merged over ``start``),
     and what cannot be said: every other entry (``otherwise`` says what to do), and each of
-    ``runs_anyway`` (the agent's own policies, by name: why it runs though the stack lacks it)."""
+    ``runs_anyway`` (the agent's own policies: why each runs though the stack lacks it)."""
     parts, missing = translate(specs, translators, agent, {}, otherwise)
     merged = dict(start or {})
     for part in parts:
         merged.update(part)
     missing += [
-        Unexpressible(name, f"not in the stack, but {why}")
-        for name, why in runs_anyway.items()
-        if _absent(specs, name)
+        Unexpressible(policy.__name__, f"not in the stack, but {why}")
+        for policy, why in runs_anyway.items()
+        if _absent(specs, policy)
     ]
     return merged, missing
 
@@ -97,17 +101,17 @@ def claude_code(specs: list[PolicySpec], settings: Any) -> Export:
     document, missing = _agent_settings(
         specs,
         {
-            "ClaudeCodeAutoCompactPolicy": _claude_autocompact,
-            "ClaudeCodeMicrocompactPolicy": _claude_microcompact,
+            ClaudeCodeAutoCompactPolicy: _claude_autocompact,
+            ClaudeCodeMicrocompactPolicy: _claude_microcompact,
         },
         CLAUDE_CODE,
         "Claude Code runs only its own auto-compact and microcompact; use a PreCompact hook or an MCP server",
         {
-            "ClaudeCodeMicrocompactPolicy": "Claude Code clears old tool results after an idle hour anyway; "
+            ClaudeCodeMicrocompactPolicy: "Claude Code clears old tool results after an idle hour anyway; "
             "no setting turns it off"
         },
     )
-    if _absent(specs, "ClaudeCodeAutoCompactPolicy"):
+    if _absent(specs, ClaudeCodeAutoCompactPolicy):
         document["autoCompactEnabled"] = False  # the stack has no auto-compact: turn Claude Code's off
     elif (
         "autoCompactWindow" not in document
@@ -151,10 +155,10 @@ def toml_value(value: Any) -> str:
 def codex(specs: list[PolicySpec], settings: Any) -> Export:
     keys, missing = _agent_settings(
         specs,
-        {"CodexAutoCompactPolicy": _codex_autocompact},
+        {CodexAutoCompactPolicy: _codex_autocompact},
         CODEX,
         "Codex CLI runs only its own auto-compact",
-        {"CodexAutoCompactPolicy": "Codex CLI compacts at 90% of the window anyway; no setting turns it off"},
+        {CodexAutoCompactPolicy: "Codex CLI compacts at 90% of the window anyway; no setting turns it off"},
     )
     lines = [
         f"# A context-policy stack exported by the Context Policy Playground for {CODEX}'s config.toml.",
@@ -199,7 +203,7 @@ def _opencode_prune(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpress
 def opencode(specs: list[PolicySpec], settings: Any) -> Export:
     compaction, missing = _agent_settings(
         specs,
-        {"OpencodeCompactionPolicy": _opencode_compaction, "OpencodePrunePolicy": _opencode_prune},
+        {OpencodeCompactionPolicy: _opencode_compaction, OpencodePrunePolicy: _opencode_prune},
         OPENCODE,
         "opencode runs only its own compaction and prune; a plugin can do more",
         {},
@@ -227,11 +231,11 @@ def _gemini_compression(spec: PolicySpec, v: dict[str, Any], missing: list[Unexp
 def gemini_cli(specs: list[PolicySpec], settings: Any) -> Export:
     model, missing = _agent_settings(
         specs,
-        {"GeminiChatCompressionPolicy": _gemini_compression},
+        {GeminiChatCompressionPolicy: _gemini_compression},
         GEMINI_CLI,
         "Gemini CLI runs only its own chat compression",
         {
-            "GeminiChatCompressionPolicy": "Gemini CLI compresses anyway; "
+            GeminiChatCompressionPolicy: "Gemini CLI compresses anyway; "
             "the nearest is model.compressionThreshold 1.0"
         },
     )

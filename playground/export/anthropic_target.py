@@ -10,8 +10,9 @@ from typing import Any
 
 from playground.export.base import Export, ExportError, Unexpressible, translate
 from playground.stacks.config import json_text
+from policies.anthropic import AnthropicCompactionPolicy, ClearThinkingPolicy
 from policies.base import shown
-from policies.clear_tool_uses import ANTHROPIC, INPUT_TOKENS
+from policies.clear_tool_uses import ANTHROPIC, INPUT_TOKENS, ClearToolUsesPolicy
 from policies.registry import PolicySpec
 
 CONTEXT_EDITING_BETA = "context-management-2025-06-27"
@@ -61,9 +62,9 @@ def _clear_thinking(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpress
 
 
 TRANSLATORS = {
-    "ClearToolUsesPolicy": _clear_tool_uses,
-    "AnthropicCompactionPolicy": _compaction,
-    "ClearThinkingPolicy": _clear_thinking,
+    ClearToolUsesPolicy: _clear_tool_uses,
+    AnthropicCompactionPolicy: _compaction,
+    ClearThinkingPolicy: _clear_thinking,
 }
 BETAS = {
     "clear_tool_uses_20250919": CONTEXT_EDITING_BETA,
@@ -112,18 +113,18 @@ def read_anthropic(text: str) -> list[PolicySpec]:
                 "exclude_tools": list(edit.get("exclude_tools") or []),
                 "clear_tool_inputs": bool(edit.get("clear_tool_inputs", False)),
             }
-            specs.append(PolicySpec("ClearToolUsesPolicy", params))
+            specs.append(PolicySpec.of(ClearToolUsesPolicy, params))
         elif kind == "clear_thinking_20251015":
             keep = edit.get("keep") or {"type": "thinking_turns", "value": 1}
             if keep == "all" or (isinstance(keep, dict) and keep.get("type") == "all"):
                 continue  # keeping all thinking edits nothing: no policy
-            specs.append(PolicySpec("ClearThinkingPolicy", {"keep_turns": keep.get("value")}))
+            specs.append(PolicySpec.of(ClearThinkingPolicy, {"keep_turns": keep.get("value")}))
         elif kind == "compact_20260112":
             trigger = edit.get("trigger") or {"value": 150_000}
             params = {"trigger": trigger.get("value")}
             if edit.get("instructions") is not None:
                 params["instructions"] = edit["instructions"]
-            specs.append(PolicySpec("AnthropicCompactionPolicy", params))
+            specs.append(PolicySpec.of(AnthropicCompactionPolicy, params))
         else:
             raise ExportError(f"edit {n}: unknown type {shown(kind)}")
     for spec in specs:

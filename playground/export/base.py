@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from policies.base import visible
+from policies.base import Policy, visible
 from policies.registry import POLICY_TYPES, PolicySpec
 
 
@@ -58,9 +58,9 @@ def defaults(spec: PolicySpec) -> dict[str, Any]:
 
 def translate(
     specs: list[PolicySpec],
-    translators: dict[str, Callable[..., Any]],
+    translators: dict[type[Policy], Callable[..., Any]],
     framework: str,
-    advice: dict[str, str],
+    advice: dict[type[Policy], str],
     fallback: str = "",
 ) -> tuple[list[Any], list[Unexpressible]]:
     """Each enabled entry through its target's translator (``translator(spec, values,
@@ -72,9 +72,9 @@ def translate(
         if not spec.enabled:
             missing.append(Unexpressible(spec.name, "disabled in the stack: not exported"))
             continue
-        translator = translators.get(spec.name)
+        translator = translators.get(spec.policy)
         if translator is None:
-            hint = advice.get(spec.name, fallback)
+            hint = advice.get(spec.policy, fallback)
             missing.append(
                 Unexpressible(spec.name, f"no exact {framework} equivalent" + (f": {hint}" if hint else ""))
             )
@@ -85,9 +85,9 @@ def translate(
     return out, missing
 
 
-def only_one(body: list[Any], missing: list[Unexpressible], policy: str, why: str) -> list[Any]:
+def only_one(body: list[Any], missing: list[Unexpressible], policy: type[Policy], why: str) -> list[Any]:
     """A target that holds one such setting: the first; the others listed."""
-    missing += [Unexpressible(policy, why)] * (len(body) - 1)
+    missing += [Unexpressible(policy.__name__, why)] * (len(body) - 1)
     return body[:1]
 
 

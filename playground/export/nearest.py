@@ -12,10 +12,23 @@ from typing import Any
 
 from playground.export.base import Stack, Unexpressible, values
 from playground.export.targets import export
+from policies.adk import AdkTokenCompactionPolicy
+from policies.anthropic import AnthropicCompactionPolicy
+from policies.base import Policy
+from policies.claude_code import ClaudeCodeAutoCompactPolicy
+from policies.clear_tool_uses import ClearToolUsesPolicy
+from policies.codex import CodexAutoCompactPolicy
+from policies.compaction import CompactionPolicy
+from policies.gemini_cli import GeminiChatCompressionPolicy
+from policies.langchain import LangChainSummarizationPolicy
+from policies.openai_agents import ToolOutputTrimmerPolicy
+from policies.opencode import OpencodeCompactionPolicy, OpencodePrunePolicy
+from policies.prompt_compression import PromptCompressionPolicy
 from policies.registry import PolicySpec
+from policies.tool_eviction import ToolEvictionPolicy
 
 # (the target's policy, its parameters, what differs) from one entry's values and the settings
-Approximation = Callable[[dict[str, Any], Any], tuple[str, dict[str, Any], str]]
+Approximation = Callable[[dict[str, Any], Any], tuple[type[Policy], dict[str, Any], str]]
 
 
 @dataclass(frozen=True)
@@ -41,63 +54,63 @@ def _compaction_as(target: str) -> Approximation | None:
     """pyagentic's CompactionPolicy (fires above ``max_input_tokens`` of the last reported
     input, keeps ``keep_recent`` messages) as each target's own compaction."""
 
-    def langchain(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def langchain(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         params = {"trigger_tokens": v["max_input_tokens"], "keep_value": v["keep_recent"]}
         params["summary_prompt"] = v["summary_prompt"]
         return (
-            "LangChainSummarizationPolicy",
+            LangChainSummarizationPolicy,
             params,
             "fires on LangChain's estimate; its summary is a user message",
         )
 
-    def anthropic(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def anthropic(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         trigger = max(v["max_input_tokens"], 50_000)
         raised = "; trigger raised to the API's least, 50,000" if trigger != v["max_input_tokens"] else ""
         params = {"trigger": trigger, "instructions": v["summary_prompt"]}
-        return "AnthropicCompactionPolicy", params, f"the server compacts the whole history{raised}"
+        return AnthropicCompactionPolicy, params, f"the server compacts the whole history{raised}"
 
-    def adk(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def adk(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         params = {"token_threshold": v["max_input_tokens"], "event_retention_size": v["keep_recent"]}
         params["summary_prompt"] = v["summary_prompt"]
-        return "AdkTokenCompactionPolicy", params, "keeps the last events rather than messages"
+        return AdkTokenCompactionPolicy, params, "keeps the last events rather than messages"
 
-    def selectools(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def selectools(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         share = _fraction(v["max_input_tokens"], settings.context_window, 0.05)
         params = {"compress_threshold": share, "compress_keep_recent": max(v["keep_recent"], 0)}
-        return "PromptCompressionPolicy", params, f"fires at {share:g} of the window"
+        return PromptCompressionPolicy, params, f"fires at {share:g} of the window"
 
-    def claude_code(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def claude_code(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         effective = max(settings.context_window - 20_000, 1)  # the window less Claude Code's output reserve
         pct = min(100, max(1, math.ceil(100 * v["max_input_tokens"] / effective)))
         params = {"autocompact_pct_override": pct}
         return (
-            "ClaudeCodeAutoCompactPolicy",
+            ClaudeCodeAutoCompactPolicy,
             params,
             f"fires at {pct} % of the effective window, with its own summary prompt",
         )
 
-    def codex(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def codex(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         params = {
             "auto_compact_token_limit": max(v["max_input_tokens"], 1_000),
             "summary_prompt": v["summary_prompt"],
         }
-        return "CodexAutoCompactPolicy", params, "keeps the newest user messages, not the last messages"
+        return CodexAutoCompactPolicy, params, "keeps the newest user messages, not the last messages"
 
-    def opencode(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def opencode(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         cap = 32_000
         reserved = max(0, settings.context_window - cap - v["max_input_tokens"])
         params = {"reserved": reserved}
         return (
-            "OpencodeCompactionPolicy",
+            OpencodeCompactionPolicy,
             params,
             "keeps a tail of recent turns by tokens, with its own summary prompt",
         )
 
-    def gemini_cli(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def gemini_cli(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         share = _fraction(v["max_input_tokens"], settings.context_window, 0.01)
         params = {"compression_threshold": share}
         return (
-            "GeminiChatCompressionPolicy",
+            GeminiChatCompressionPolicy,
             params,
             f"fires at {share:g} of the window, keeps the last 30 %, with its own snapshot prompt",
         )
@@ -118,23 +131,23 @@ def _eviction_as(target: str) -> Approximation | None:
     """pyagentic's ToolEvictionPolicy (stubs every tool result but the last ``keep_last_n``,
     in the history) as each target's own clearing of old tool results."""
 
-    def langchain(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def langchain(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         params = {"flavour": "langchain", "trigger": 1, "keep": v["keep_last_n"], "placeholder": v["stub"]}
-        return "ClearToolUsesPolicy", params, "ClearToolUsesEdit from the first token: edits each request"
+        return ClearToolUsesPolicy, params, "ClearToolUsesEdit from the first token: edits each request"
 
-    def anthropic(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def anthropic(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         params = {"flavour": "anthropic", "trigger": 1, "keep": v["keep_last_n"]}
         return (
-            "ClearToolUsesPolicy",
+            ClearToolUsesPolicy,
             params,
             "clear_tool_uses from the first token, with the API's placeholder",
         )
 
-    def openai_agents(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
-        return "ToolOutputTrimmerPolicy", {}, "trims outputs older than 2 turns to a preview, not a stub"
+    def openai_agents(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
+        return ToolOutputTrimmerPolicy, {}, "trims outputs older than 2 turns to a preview, not a stub"
 
-    def opencode(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
-        return "OpencodePrunePolicy", {}, "prunes old outputs past its 40,000 protected tokens"
+    def opencode(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
+        return OpencodePrunePolicy, {}, "prunes old outputs past its 40,000 protected tokens"
 
     return {
         "langchain": langchain,
@@ -150,7 +163,7 @@ def _clearing_as(target: str) -> Approximation | None:
     if flavour is None:
         return None
 
-    def switched(v: dict[str, Any], settings: Any) -> tuple[str, dict[str, Any], str]:
+    def switched(v: dict[str, Any], settings: Any) -> tuple[type[Policy], dict[str, Any], str]:
         params = {
             **v,
             "flavour": flavour,
@@ -159,15 +172,15 @@ def _clearing_as(target: str) -> Approximation | None:
         }
         if flavour == "anthropic":
             params["placeholder"] = "[cleared]"
-        return "ClearToolUsesPolicy", params, f"as {target} counts and clears"
+        return ClearToolUsesPolicy, params, f"as {target} counts and clears"
 
     return switched
 
 
-APPROXIMATIONS: dict[str, Callable[[str], Approximation | None]] = {
-    "CompactionPolicy": _compaction_as,
-    "ToolEvictionPolicy": _eviction_as,
-    "ClearToolUsesPolicy": _clearing_as,
+APPROXIMATIONS: dict[type[Policy], Callable[[str], Approximation | None]] = {
+    CompactionPolicy: _compaction_as,
+    ToolEvictionPolicy: _eviction_as,
+    ClearToolUsesPolicy: _clearing_as,
 }
 
 
@@ -183,12 +196,12 @@ def nearest_stack(specs: list[PolicySpec], settings: Any, target: str) -> Neares
         if spec.name not in lacking:
             stack.append(spec)
             continue
-        approximate = APPROXIMATIONS.get(spec.name, lambda _: None)(target)
+        approximate = APPROXIMATIONS.get(spec.policy, lambda _: None)(target)
         if approximate is None:
             changes.append(Unexpressible(spec.name, f"left out (nothing in {target} does it)"))
             continue
-        name, params, how = approximate(values(spec), settings)
-        candidate = PolicySpec(name, params)
+        policy, params, how = approximate(values(spec), settings)
+        candidate, name = PolicySpec.of(policy, params), policy.__name__
         if name in {line.policy for line in export([candidate], settings, target).unexpressible}:
             changes.append(
                 Unexpressible(spec.name, f"left out (its nearest, {name}, is not expressible here either)")

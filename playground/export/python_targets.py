@@ -20,7 +20,16 @@ from playground.export.base import (
     translate,
     values,
 )
+from policies.adk import AdkTokenCompactionPolicy
+from policies.clear_tool_uses import ClearToolUsesPolicy
+from policies.compaction import CompactionPolicy
+from policies.langchain import LangChainSummarizationPolicy
+from policies.openai_agents import SummarizingSessionPolicy, ToolOutputTrimmerPolicy, TrimmingSessionPolicy
+from policies.prompt_compression import PromptCompressionPolicy
 from policies.registry import PolicySpec
+from policies.sliding_window import SlidingWindowPolicy
+from policies.tool_eviction import ToolEvictionPolicy
+from policies.tool_output_clip import ToolOutputClipPolicy
 
 Translator = Callable[[PolicySpec, dict[str, Any], list[Unexpressible]], str | None]
 
@@ -44,7 +53,7 @@ def _not(spec: PolicySpec, missing: list[Unexpressible], reason: str) -> None:
 
 # pyagentic: our policies are its, parameter for parameter -------------------------------------
 
-PYAGENTIC_POLICIES = ("ToolOutputClipPolicy", "ToolEvictionPolicy", "SlidingWindowPolicy", "CompactionPolicy")
+PYAGENTIC_POLICIES = (ToolOutputClipPolicy, ToolEvictionPolicy, SlidingWindowPolicy, CompactionPolicy)
 
 
 def _pyagentic(spec: PolicySpec, _: dict[str, Any], missing: list[Unexpressible]) -> str:
@@ -56,9 +65,9 @@ def pyagentic(specs: list[PolicySpec], settings: Any) -> Export:
         specs,
         dict.fromkeys(PYAGENTIC_POLICIES, _pyagentic),
         "pyagentic",
-        {"PromptCompressionPolicy": "use CompactionPolicy, or write a custom policy"},
+        {PromptCompressionPolicy: "use CompactionPolicy, or write a custom policy"},
     )
-    used = sorted({s.name for s in specs if s.enabled and s.name in PYAGENTIC_POLICIES})
+    used = sorted({s.name for s in specs if s.enabled and s.policy in PYAGENTIC_POLICIES})
     lines = [python_header("pyagentic", "pyagentic's pyagentic.policies API (rmikulec/pyAgentic)", missing)]
     if used:
         lines.append(f"from pyagentic.policies import {', '.join(used)}\n")
@@ -153,17 +162,17 @@ def _langchain_context_editing(
 
 
 LANGCHAIN_ADVICE = {
-    "ToolOutputClipPolicy": "clip in your tool wrapper",
-    "ToolEvictionPolicy": "its nearest is ContextEditingMiddleware's ClearToolUsesEdit, which clears old results in each request (ClearToolUsesPolicy, flavour langchain)",
-    "SlidingWindowPolicy": "trim the messages in a before_model middleware",
-    "CompactionPolicy": "its nearest is SummarizationMiddleware (LangChainSummarizationPolicy)",
+    ToolOutputClipPolicy: "clip in your tool wrapper",
+    ToolEvictionPolicy: "its nearest is ContextEditingMiddleware's ClearToolUsesEdit, which clears old results in each request (ClearToolUsesPolicy, flavour langchain)",
+    SlidingWindowPolicy: "trim the messages in a before_model middleware",
+    CompactionPolicy: "its nearest is SummarizationMiddleware (LangChainSummarizationPolicy)",
 }
 
 
 def langchain(specs: list[PolicySpec], settings: Any) -> Export:
     translators = {
-        "LangChainSummarizationPolicy": _langchain_summarization,
-        "ClearToolUsesPolicy": _langchain_context_editing,
+        LangChainSummarizationPolicy: _langchain_summarization,
+        ClearToolUsesPolicy: _langchain_context_editing,
     }
     body, missing = translate(specs, translators, "LangChain", LANGCHAIN_ADVICE)
     used = sorted(
@@ -199,20 +208,18 @@ def _trimmer(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible]) 
 
 
 OPENAI_ADVICE = {
-    "TrimmingSessionPolicy": "the cookbook's TrimmingSession (examples/agents_sdk/session_memory.ipynb) is not in the SDK: copy the class and pass it as session=",
-    "SummarizingSessionPolicy": "the cookbook's SummarizingSession (examples/agents_sdk/session_memory.ipynb) is not in the SDK: copy the class and pass it as session=",
-    "ToolOutputClipPolicy": "clip in your function tool",
+    TrimmingSessionPolicy: "the cookbook's TrimmingSession (examples/agents_sdk/session_memory.ipynb) is not in the SDK: copy the class and pass it as session=",
+    SummarizingSessionPolicy: "the cookbook's SummarizingSession (examples/agents_sdk/session_memory.ipynb) is not in the SDK: copy the class and pass it as session=",
+    ToolOutputClipPolicy: "clip in your function tool",
 }
 
 
 def openai_agents(specs: list[PolicySpec], settings: Any) -> Export:
-    body, missing = translate(
-        specs, {"ToolOutputTrimmerPolicy": _trimmer}, "OpenAI Agents SDK", OPENAI_ADVICE
-    )
+    body, missing = translate(specs, {ToolOutputTrimmerPolicy: _trimmer}, "OpenAI Agents SDK", OPENAI_ADVICE)
     body = only_one(
         body,
         missing,
-        "ToolOutputTrimmerPolicy",
+        ToolOutputTrimmerPolicy,
         "a second trimmer: RunConfig takes one call_model_input_filter",
     )
     lines = [python_header("the OpenAI Agents SDK", "openai-agents==0.24.0", missing)]
@@ -242,11 +249,11 @@ def _adk(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible]) -> s
 
 
 def adk(specs: list[PolicySpec], settings: Any) -> Export:
-    body, missing = translate(specs, {"AdkTokenCompactionPolicy": _adk}, "Google ADK", {})
+    body, missing = translate(specs, {AdkTokenCompactionPolicy: _adk}, "Google ADK", {})
     body = only_one(
         body,
         missing,
-        "AdkTokenCompactionPolicy",
+        AdkTokenCompactionPolicy,
         "a second compaction: an App takes one EventsCompactionConfig",
     )
     lines = [python_header("Google ADK", "google-adk==2.13.0", missing)]
@@ -277,8 +284,8 @@ def _selectools(spec: PolicySpec, v: dict[str, Any], missing: list[Unexpressible
 
 
 def selectools(specs: list[PolicySpec], settings: Any) -> Export:
-    body, missing = translate(specs, {"PromptCompressionPolicy": _selectools}, "selectools", {})
-    body = only_one(body, missing, "PromptCompressionPolicy", "a second compression: AgentConfig takes one")
+    body, missing = translate(specs, {PromptCompressionPolicy: _selectools}, "selectools", {})
+    body = only_one(body, missing, PromptCompressionPolicy, "a second compression: AgentConfig takes one")
     lines = [python_header("selectools", "selectools==1.3.0", missing)]
     lines.append("from selectools import AgentConfig")
     if body:

@@ -2,79 +2,97 @@
 
 from __future__ import annotations
 
+from policies.adk import AdkSlidingWindowCompactionPolicy, AdkTokenCompactionPolicy
+from policies.anthropic import AnthropicCompactionPolicy, ClearThinkingPolicy
+from policies.autogen import BufferedContextPolicy, HeadAndTailContextPolicy, TokenLimitedContextPolicy
+from policies.claude_code import ClaudeCodeAutoCompactPolicy, ClaudeCodeMicrocompactPolicy
+from policies.clear_tool_uses import ClearToolUsesPolicy
+from policies.codex import CodexAutoCompactPolicy
+from policies.compaction import CompactionPolicy
+from policies.gemini_cli import GeminiChatCompressionPolicy
+from policies.langchain import LangChainSummarizationPolicy
+from policies.letta import LettaSummarizerPolicy
+from policies.llama_index import ChatMemoryBufferPolicy, ChatSummaryMemoryBufferPolicy
+from policies.openai_agents import SummarizingSessionPolicy, ToolOutputTrimmerPolicy, TrimmingSessionPolicy
+from policies.opencode import OpencodeCompactionPolicy, OpencodePrunePolicy
+from policies.prompt_compression import PromptCompressionPolicy
 from policies.registry import POLICY_TYPES, PolicySpec
+from policies.sliding_window import SlidingWindowPolicy
+from policies.tiered_eviction import TieredEvictionPolicy
+from policies.tool_eviction import ToolEvictionPolicy
+from policies.tool_output_clip import ToolOutputClipPolicy
 
 PRESETS: dict[str, list[PolicySpec]] = {
     "No policies (raw history)": [],
     "pyagentic recommended": [
-        PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
-        PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5}),
-        PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
+        PolicySpec.of(ToolOutputClipPolicy, {"max_chars": 8000}),
+        PolicySpec.of(ToolEvictionPolicy, {"keep_last_n": 5}),
+        PolicySpec.of(CompactionPolicy, {"max_input_tokens": 80_000}),
     ],
     # pyagentic's stack with evictions batched: a stub breaks the prompt cache from there on,
     # so it waits until 5,000 tokens can go at once (cheaper than raw history with caching)
     "Cache-friendly (batched eviction)": [
-        PolicySpec("ToolOutputClipPolicy", {"max_chars": 8000}),
-        PolicySpec("ToolEvictionPolicy", {"keep_last_n": 5, "min_freed_tokens": 5000}),
-        PolicySpec("CompactionPolicy", {"max_input_tokens": 80_000}),
+        PolicySpec.of(ToolOutputClipPolicy, {"max_chars": 8000}),
+        PolicySpec.of(ToolEvictionPolicy, {"keep_last_n": 5, "min_freed_tokens": 5000}),
+        PolicySpec.of(CompactionPolicy, {"max_input_tokens": 80_000}),
     ],
     "selectools prompt compression": [
-        PolicySpec("PromptCompressionPolicy", {"compress_threshold": 0.75, "compress_keep_recent": 4}),
+        PolicySpec.of(PromptCompressionPolicy, {"compress_threshold": 0.75, "compress_keep_recent": 4}),
     ],
     "Cut in this order (tiered eviction)": [
-        PolicySpec("TieredEvictionPolicy", {"budget_tokens": 4000, "keep_recent": 6}),
+        PolicySpec.of(TieredEvictionPolicy, {"budget_tokens": 4000, "keep_recent": 6}),
     ],
     "Anthropic context editing (clear tool uses)": [
-        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
+        PolicySpec.of(ClearToolUsesPolicy, {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
     ],
     "Anthropic context editing (clear thinking, then tool uses)": [
-        PolicySpec("ClearThinkingPolicy", {"keep_turns": 1}),
-        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
+        PolicySpec.of(ClearThinkingPolicy, {"keep_turns": 1}),
+        PolicySpec.of(ClearToolUsesPolicy, {"trigger": 100_000, "keep": 3, "clear_at_least": 0}),
     ],
-    "Sliding window of 50": [PolicySpec("SlidingWindowPolicy", {"max_messages": 50})],
+    "Sliding window of 50": [PolicySpec.of(SlidingWindowPolicy, {"max_messages": 50})],
     # the frameworks', each with its own defaults (FRAMEWORKS.md names the version followed)
     "LangChain 1.x: summarization (docs example: 4,000 tokens, keep 20 messages)": [
-        PolicySpec("LangChainSummarizationPolicy", {"trigger_tokens": 4_000, "keep_value": 20}),
+        PolicySpec.of(LangChainSummarizationPolicy, {"trigger_tokens": 4_000, "keep_value": 20}),
     ],
     "LangChain 1.x: context editing defaults (clear tool uses over 100,000)": [
-        PolicySpec("ClearToolUsesPolicy", {"trigger": 100_000, "keep": 3, "flavour": "langchain"}),
+        PolicySpec.of(ClearToolUsesPolicy, {"trigger": 100_000, "keep": 3, "flavour": "langchain"}),
     ],
     "Deep Agents: summarization defaults (85% of the window, keep 10%)": [
-        PolicySpec(
-            "LangChainSummarizationPolicy",
+        PolicySpec.of(
+            LangChainSummarizationPolicy,
             {"trigger_fraction": 0.85, "keep_kind": "fraction", "keep_value": 0.10},
         ),
     ],
-    "Claude Code: auto-compact": [PolicySpec("ClaudeCodeAutoCompactPolicy")],
+    "Claude Code: auto-compact": [PolicySpec.of(ClaudeCodeAutoCompactPolicy)],
     "Claude Code: microcompact after an hour idle, then auto-compact": [
-        PolicySpec("ClaudeCodeMicrocompactPolicy"),
-        PolicySpec("ClaudeCodeAutoCompactPolicy"),
+        PolicySpec.of(ClaudeCodeMicrocompactPolicy),
+        PolicySpec.of(ClaudeCodeAutoCompactPolicy),
     ],
-    "Codex CLI: auto-compact (90% of the window)": [PolicySpec("CodexAutoCompactPolicy")],
+    "Codex CLI: auto-compact (90% of the window)": [PolicySpec.of(CodexAutoCompactPolicy)],
     "opencode: prune old tool outputs, then compact on overflow": [
-        PolicySpec("OpencodePrunePolicy"),
-        PolicySpec("OpencodeCompactionPolicy"),
+        PolicySpec.of(OpencodePrunePolicy),
+        PolicySpec.of(OpencodeCompactionPolicy),
     ],
-    "Gemini CLI: chat compression (50% of the limit, keep 30%)": [PolicySpec("GeminiChatCompressionPolicy")],
-    "OpenAI Agents SDK: ToolOutputTrimmer defaults": [PolicySpec("ToolOutputTrimmerPolicy")],
+    "Gemini CLI: chat compression (50% of the limit, keep 30%)": [PolicySpec.of(GeminiChatCompressionPolicy)],
+    "OpenAI Agents SDK: ToolOutputTrimmer defaults": [PolicySpec.of(ToolOutputTrimmerPolicy)],
     "OpenAI cookbook: trimming session (last 8 turns)": [
-        PolicySpec("TrimmingSessionPolicy", {"max_turns": 8})
+        PolicySpec.of(TrimmingSessionPolicy, {"max_turns": 8})
     ],
-    "AutoGen: buffered context (last 20)": [PolicySpec("BufferedContextPolicy", {"buffer_size": 20})],
+    "AutoGen: buffered context (last 20)": [PolicySpec.of(BufferedContextPolicy, {"buffer_size": 20})],
     "AutoGen: head and tail (2 + 20)": [
-        PolicySpec("HeadAndTailContextPolicy", {"head_size": 2, "tail_size": 20})
+        PolicySpec.of(HeadAndTailContextPolicy, {"head_size": 2, "tail_size": 20})
     ],
-    "AutoGen: token-limited context (the window)": [PolicySpec("TokenLimitedContextPolicy")],
-    "Anthropic server compaction (150,000)": [PolicySpec("AnthropicCompactionPolicy")],
-    "OpenAI cookbook: summarizing session (limit 3, keep 3)": [PolicySpec("SummarizingSessionPolicy")],
-    "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec("AdkTokenCompactionPolicy")],
+    "AutoGen: token-limited context (the window)": [PolicySpec.of(TokenLimitedContextPolicy)],
+    "Anthropic server compaction (150,000)": [PolicySpec.of(AnthropicCompactionPolicy)],
+    "OpenAI cookbook: summarizing session (limit 3, keep 3)": [PolicySpec.of(SummarizingSessionPolicy)],
+    "Google ADK: token compaction (100,000, keep 5 events)": [PolicySpec.of(AdkTokenCompactionPolicy)],
     "Google ADK: sliding window (docs example: every 3 invocations, overlap 1)": [
-        PolicySpec("AdkSlidingWindowCompactionPolicy")
+        PolicySpec.of(AdkSlidingWindowCompactionPolicy)
     ],
-    "LlamaIndex: chat memory buffer (3,000 tokens)": [PolicySpec("ChatMemoryBufferPolicy")],
-    "LlamaIndex: chat summary memory buffer (2,000 tokens)": [PolicySpec("ChatSummaryMemoryBufferPolicy")],
+    "LlamaIndex: chat memory buffer (3,000 tokens)": [PolicySpec.of(ChatMemoryBufferPolicy)],
+    "LlamaIndex: chat summary memory buffer (2,000 tokens)": [PolicySpec.of(ChatSummaryMemoryBufferPolicy)],
     "Letta: summarizer defaults (over 90% of the window, sliding window 30%)": [
-        PolicySpec("LettaSummarizerPolicy")
+        PolicySpec.of(LettaSummarizerPolicy)
     ],
 }
 

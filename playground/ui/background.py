@@ -1,9 +1,11 @@
-"""Work a tab runs on a thread of its own (a sweep, a recommendation), so the page stays usable:
-the job the page reads and the thread writes, its start within a server-wide cap, and the
-fragment that polls its progress and offers Cancel."""
+"""Work a tab runs on a thread of its own (a sweep, a recommendation, a corpus replay), so the
+page stays usable: the job the page reads and the thread writes, its start within its kind's
+server-wide cap (one cap per kind, all browsers together), and the fragment that polls its
+progress and offers Cancel."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -12,7 +14,13 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
+from playground.limits import LIMITS
+
 log = logging.getLogger(__name__)
+
+# each kind of work and the limit that caps how many the server runs at once
+SWEEP, SEARCH, CORPUS = "sweep", "search", "corpus replay"
+CAPS = {SWEEP: "max_running_sweeps", SEARCH: "max_running_searches", CORPUS: "max_running_corpora"}
 
 
 @dataclass(kw_only=True)
@@ -36,17 +44,26 @@ class Job:
         return (self.finished or time.monotonic()) - self.started
 
 
+@functools.cache
+def _slots(kind: str) -> threading.BoundedSemaphore:
+    """The server's slots for ``kind``: as many as its limit, shared by every browser."""
+    return threading.BoundedSemaphore(getattr(LIMITS, CAPS[kind]))
+
+
 def start(
     job: Job,
     work: Callable[[], None],
-    slots: threading.BoundedSemaphore,
-    said: type[Exception],
-    what: str,
+    kind: str,
+    said: tuple[type[Exception], ...] = (),
 ) -> bool:
-    """Run ``work`` on a daemon thread if one of ``slots`` is free (False: none is). An error of
-    type ``said`` is shown as it is; any other is logged and shown as an internal error, never
-    a traceback; the job is finished and its slot freed either way."""
+    """Run ``work`` on a daemon thread if a slot of ``kind`` is free; else say the server runs
+    as many as it allows, and return False. An error of a type in ``said`` is shown as it is;
+    any other is logged and shown as an internal error, never a traceback; the job is finished
+    and its slot freed either way."""
+    what = kind
+    slots = _slots(kind)
     if not slots.acquire(blocking=False):
+        st.warning(f"The server is running as many {kind}s as it allows; try again in a moment.")
         return False
 
     def run() -> None:

@@ -8,9 +8,6 @@ session's figures are kept, server-wide and bounded, by (content, stacks and set
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -29,13 +26,10 @@ from playground.engine.session import Session
 from playground.limits import LIMITS
 from playground.measures.evaluate import Scenario
 from playground.stacks.candidates import Candidate
-from playground.ui import cache, candidates_panel, state, summarizer_panel
+from playground.ui import background, cache, candidates_panel, state, summarizer_panel
 from playground.ui.compare_view import EDITING
 from playground.ui.text import escape_markdown
 from policies.registry import PolicySpec
-
-log = logging.getLogger(__name__)
-_RUNNING = threading.BoundedSemaphore(LIMITS.max_running_corpora)  # all browsers together
 
 
 @st.cache_resource(show_spinner=False)
@@ -45,59 +39,40 @@ def _figures() -> cache.Lru:
     return cache.Lru(LIMITS.max_app_corpus_sessions * (LIMITS.max_candidates + 1))
 
 
-@dataclass
-class CorpusRun:
-    """The replay of this browser's corpus, running or finished; read by the page, written by
-    its thread."""
+@dataclass(kw_only=True)
+class CorpusRun(background.Job):
+    """The replay of this browser's corpus, running or finished."""
 
     key: tuple  # what it replays: the job's digest and each session's label and content
-    planned: int
-    done: int = 0
     rows: list[dict] = field(default_factory=list)
-    error: str | None = None
-    started: float = field(default_factory=time.monotonic)
-    finished: float | None = None
-    cancel: threading.Event = field(default_factory=threading.Event)
-
-    @property
-    def running(self) -> bool:
-        return self.finished is None
 
 
-def _replay_on_thread(
+def _replay(
     run: CorpusRun, choices: list[tuple[str, Session]], job: Job, figures: cache.Lru, api_key: str | None
 ) -> None:
-    try:
-        digest, counter = job.digest(), cache.counter_for(job.model)
-        for label, session in choices:
-            if run.cancel.is_set():
-                break
-            rows = figures.get((session.content_hash, digest))
-            if rows is None:
-                found = session_figures(session, job, counter, api_key=api_key, hosted=True)
-                rows = [row for row, _ in found]
-                figures.put((session.content_hash, digest), rows)
-            run.rows.extend({"session": label} | row for row in rows)
-            run.done += 1
-    except Exception:  # never a traceback on the page; the server's log has it
-        log.exception("corpus replay failed")
-        run.error = "The corpus replay stopped on an internal error (the server log has the details)."
-    finally:
-        run.finished = time.monotonic()
-        _RUNNING.release()
+    """Each session under each stack, on the run's thread; a session replayed before is read back."""
+    digest, counter = job.digest(), cache.counter_for(job.model)
+    for label, session in choices:
+        if run.cancel.is_set():
+            break
+        rows = figures.get((session.content_hash, digest))
+        if rows is None:
+            found = session_figures(session, job, counter, api_key=api_key, hosted=True)
+            rows = [row for row, _ in found]
+            figures.put((session.content_hash, digest), rows)
+        run.rows.extend({"session": label} | row for row in rows)
+        run.done += 1
 
 
 def _start(key: tuple, choices: list[tuple[str, Session]], job: Job) -> CorpusRun | None:
     """A new run of the corpus on its thread, or None (having said why) when the server runs
     as many as it allows."""
-    if not _RUNNING.acquire(blocking=False):
-        st.warning("The server is replaying as many corpora as it allows; try again in a moment.")
+    run = CorpusRun(key=key, planned=len(choices))
+    args = (run, list(choices), job, _figures(), summarizer_panel.api_key())
+    if not background.start(run, lambda: _replay(*args), background.CORPUS):
         st.button("Try again", key="corpus_retry")
         return None
-    run = CorpusRun(key, len(choices))
     st.session_state["corpus_run"] = run
-    args = (run, list(choices), job, _figures(), summarizer_panel.api_key())
-    threading.Thread(target=_replay_on_thread, args=args, daemon=True, name="corpus").start()
     return run
 
 
@@ -145,34 +120,23 @@ def show(
         run = _start(key, choices, job)
         if run is None:
             return
-    if run.running:
-        _progress(run)
+
+    def text() -> str:
+        return f"Replaying the corpus: {run.done} of {run.planned} sessions, {run.seconds:.0f} s"
+
+    if not background.progress(run, text, "corpus_cancel"):
         return
     if run.error:
         st.error(escape_markdown(run.error))
         return
-    took = (run.finished or run.started) - run.started
     if run.done < run.planned:
-        st.warning(f"Cancelled: {run.done} of {run.planned} sessions replayed ({took:.1f} s).")
+        st.warning(f"Cancelled: {run.done} of {run.planned} sessions replayed ({run.seconds:.1f} s).")
         if st.button("Replay the rest", key="corpus_resume"):
             st.session_state["corpus_run"] = None
             st.rerun()
     if not run.rows:
         return
     _results(run.rows, stacks)
-
-
-def _progress(run: CorpusRun) -> None:
-    @st.fragment(run_every=0.5)
-    def poll() -> None:
-        if not run.running:
-            st.rerun(scope="app")  # draw the results as soon as they are in
-        elapsed = time.monotonic() - run.started
-        text = f"Replaying the corpus: {run.done} of {run.planned} sessions, {elapsed:.0f} s"
-        st.progress(run.done / run.planned, text=text)
-        st.button("Cancel", on_click=run.cancel.set, key="corpus_cancel")
-
-    poll()
 
 
 def _results(rows: list[dict], stacks: tuple[Candidate, ...]) -> None:

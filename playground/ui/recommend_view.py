@@ -7,7 +7,6 @@ polls its progress and offers Cancel."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import pandas as pd
@@ -24,7 +23,7 @@ from playground.analyses.recommend import (
     recommend,
     stack_said,
 )
-from playground.analyses.sweep import default_workers
+from playground.analyses.runner import RunError, default_workers
 from playground.charts.compare import recommend_chart
 from playground.engine.session import Session
 from playground.limits import LIMITS
@@ -33,7 +32,6 @@ from playground.stacks.presets import FRAMEWORK_PRESETS
 from playground.ui import background, stack_editor, state
 from playground.ui.text import escape_markdown
 
-_RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
 APP_TRIALS = 40  # the tab's default: a minute or less on a long session
 SEARCHED = 150  # about as many stacks as the search tries before the sampler: the first "of N"
 
@@ -157,10 +155,8 @@ def show(session: Session, scenario: Scenario) -> None:
     ):
         new = RecommendJob(session=session.content_hash, planned=int(trials) + SEARCHED)
         args = (new, session, settings, budget, pricing, facts, framework, int(trials), int(seed))
-        if background.start(new, lambda: _search(*args), _RUNNING, RecommendError, "search"):
+        if background.start(new, lambda: _search(*args), background.SEARCH, (RecommendError, RunError)):
             st.session_state["recommend_job"] = job = new
-        else:
-            st.warning("The server is running as many searches as it allows; try again in a moment.")
     if job is not None and background.progress(job, lambda: _progress_text(job), "recommend_cancel"):
         _answer(job)
 

@@ -6,12 +6,12 @@ usable while it runs: a fragment polls its progress and offers Cancel."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
+from playground.analyses.runner import RunError, default_workers
 from playground.analyses.sweep import (
     COST_AXES,
     LOSS_AXES,
@@ -19,7 +19,6 @@ from playground.analyses.sweep import (
     Sweep,
     SweepError,
     axis,
-    default_workers,
     points,
     run_sweep,
     suggested_range,
@@ -27,13 +26,10 @@ from playground.analyses.sweep import (
 )
 from playground.charts.compare import sweep_chart
 from playground.engine.session import Session
-from playground.limits import LIMITS
 from playground.measures.evaluate import Scenario
 from playground.ui import background, cache, stack_editor, state, summarizer_panel
 from playground.ui.text import escape_markdown
 from policies.registry import POLICY_TYPES, PolicySpec
-
-_RUNNING = threading.BoundedSemaphore(LIMITS.max_running_sweeps)  # all browsers together
 
 
 @dataclass(kw_only=True)
@@ -153,10 +149,8 @@ def show(session: Session, specs: list[PolicySpec], scenario: Scenario) -> None:
             axes=axes, entry_ids=entry_ids, planned=planned, swept_from=_unswept(stack, axes, entry_ids)
         )
         args = (new, session, list(specs), settings, pricing, facts, summarizer_panel.api_key())
-        if background.start(new, lambda: _sweep(*args), _RUNNING, SweepError, "sweep"):
+        if background.start(new, lambda: _sweep(*args), background.SWEEP, (SweepError, RunError)):
             st.session_state["sweep_job"] = job = new
-        else:
-            st.warning("The server is running as many sweeps as it allows; try again in a moment.")
     if job is not None and background.progress(
         job, lambda: f"{job.done} of {job.planned} points, {job.seconds:.0f} s", "sweep_cancel"
     ):

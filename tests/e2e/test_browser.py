@@ -837,7 +837,7 @@ def test_recommend_on_a_compacting_session_answers_against_the_agent_s_own_polic
     """Issue 56: on a session whose agent compacted, the Recommend tab's default budget is no more
     loss than the agent's own policy, and its answer is the command line's, word for word."""
     from playground.analyses.recommend import recommend
-    from playground.analyses.sweep import default_workers
+    from playground.analyses.runner import default_workers
 
     upload(page, "Upload transcripts", ERK)
     page.get_by_role("tab", name="Recommend").click()

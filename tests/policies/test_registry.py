@@ -80,6 +80,6 @@ def test_a_policy_declares_its_place_in_a_searched_stack_and_the_recommender_rea
         place = CLIPPING
 
     monkeypatch.setitem(POLICY_TYPES, "EarlyPolicy", EarlyPolicy)
-    from playground.analyses import recommend
+    from playground.analyses.recommend import space
 
-    assert recommend._place("EarlyPolicy") == CLIPPING  # read from the class, not a table
+    assert space.place("EarlyPolicy") == CLIPPING  # read from the class, not a table

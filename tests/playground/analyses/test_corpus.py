@@ -125,7 +125,7 @@ def test_resume_keeps_what_an_interrupted_run_finished(corpus, tmp_path, monkeyp
     assert len(list((out / "sessions").glob("*.parquet"))) == 2  # finished units are on disk whole
     assert not list(out.rglob("*.part"))
     calls = []
-    import playground.analyses.corpus as corpus_module
+    import playground.analyses.corpus.replay as corpus_module
 
     real = corpus_module.replay_source
     monkeypatch.setattr(
@@ -213,7 +213,7 @@ def test_a_scheduler_that_accepts_and_never_answers_is_given_up_on_in_time(corpu
     import socket
     import time
 
-    monkeypatch.setattr("playground.analyses.corpus.SCHEDULER_SECONDS", 2.0)
+    monkeypatch.setattr("playground.analyses.runner.SCHEDULER_SECONDS", 2.0)
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen()
@@ -234,7 +234,7 @@ def test_the_process_exits_after_a_scheduler_that_never_answers(corpus):
     import sys
 
     script = (
-        "import sys, playground.analyses.corpus as c; c.SCHEDULER_SECONDS = 1.0; "
+        "import sys, playground.analyses.runner as c; c.SCHEDULER_SECONDS = 1.0; "
         "from playground.cli.main import main; sys.exit(main(sys.argv[1:]))"
     )
     with socket.socket() as silent:

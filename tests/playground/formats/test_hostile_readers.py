@@ -334,8 +334,8 @@ def test_a_read_that_runs_past_its_time_is_stopped_naming_the_limit(monkeypatch)
 
 
 def test_a_file_a_reader_fails_on_is_listed_in_a_corpus_and_the_rest_go_on(tmp_path, monkeypatch):
-    from playground.analyses import corpus
     from playground.analyses.corpus import Job, replay_source, sources
+    from playground.analyses.corpus import replay as corpus
     from playground.measures.evaluate import Scenario
     from playground.stacks.candidates import Candidate
     from playground.stacks.presets import PRESETS
