@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from playground.measures.figures import FIGURES_BY_KEY
+from playground.measures.figures import FIGURES_BY_KEY, Totals
 
 # the headline figures compared, in this order (their labels and which way is better: measures.figures)
 COMPARED = (
@@ -86,7 +86,7 @@ def number(value: float) -> str:
     return f"{int(value):,}"
 
 
-def compare(totals: Mapping[str, Mapping[str, Any]], baseline: str | None = None) -> Comparison:
+def compare(totals: Mapping[str, Totals], baseline: str | None = None) -> Comparison:
     """The comparison of candidates' session totals (``metrics.totals``), keyed by name."""
     names = tuple(totals)
     if not names:
@@ -94,7 +94,7 @@ def compare(totals: Mapping[str, Mapping[str, Any]], baseline: str | None = None
     baseline = names[0] if baseline is None else baseline
     if baseline not in totals:
         raise ValueError(f"the baseline {baseline!r} is not a candidate (candidates: {', '.join(names)})")
-    values = {f.key: {name: totals[name].get(f.key) for name in names} for f in FIGURES}
+    values = {f.key: {name: totals[name][f.key] for name in names} for f in FIGURES}
     best = {f.key: best_of(values[f.key], f.better) for f in FIGURES}
     deltas = {
         f.key: {name: _delta(values[f.key][name], values[f.key][baseline]) for name in names} for f in FIGURES

@@ -3,9 +3,8 @@ the download comes with both figures ("exported stack: $X, 3 facts lost; yours: 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from playground.engine.replay import Settings
 from playground.engine.session import Session
@@ -13,6 +12,7 @@ from playground.engine.tokens import TokenCounter
 from playground.export import Export, export
 from playground.export.nearest import Nearest, nearest_stack
 from playground.measures.evaluate import Scenario, evaluate
+from playground.measures.figures import Totals
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from policies.registry import PolicySpec
@@ -26,18 +26,18 @@ class ExportCheck:
     target: str
     nearest: Nearest
     export: Export
-    yours: Mapping[str, Any]
-    exported: Mapping[str, Any]
+    yours: Totals
+    exported: Totals
 
     def line(self) -> str:
         """One line: both stacks' cost and facts lost."""
         return f"exported stack: {figures_said(self.exported)}; your stack: {figures_said(self.yours)}"
 
 
-def figures_said(figures: Mapping[str, Any]) -> str:
-    cost = figures.get("cost_usd")
+def figures_said(figures: Totals) -> str:
+    cost = figures.cost_usd
     money = "no price known" if cost is None else f"${cost:,.2f}"
-    lost = figures["distinct_facts_lost"]
+    lost = figures.distinct_facts_lost
     return f"{money}, {lost:,} fact{'' if lost == 1 else 's'} lost"
 
 
@@ -48,7 +48,7 @@ def export_check(
     target: str,
     pricing: Pricing | None = None,
     must_keep: Sequence[MustKeep] = (),
-    figures: Callable[[list[PolicySpec]], Mapping[str, Any]] | None = None,
+    figures: Callable[[list[PolicySpec]], Totals] | None = None,
 ) -> ExportCheck:
     """The nearest stack ``target`` expresses, its export, and both stacks' headline figures
     on ``session`` (``figures``: a stack's ``metrics.totals``, where the caller keeps replays;
@@ -58,7 +58,7 @@ def export_check(
         counter = TokenCounter(settings.model)
         scenario = Scenario(settings, pricing or Pricing(), tuple(must_keep))
 
-        def figures(stack: list[PolicySpec]) -> Mapping[str, Any]:
+        def figures(stack: list[PolicySpec]) -> Totals:
             return evaluate(session, stack, scenario, counter).totals
 
     mine = figures(specs)

@@ -10,14 +10,13 @@ modelled, and the residual against what the agent paid is said with its cause.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from playground.engine.replay import ReplayResult
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.measures.evaluate import Scenario, evaluate
+from playground.measures.figures import Totals
 from playground.measures.reasons import dollars
 from playground.stacks.presets import PRESETS, own_preset
 from policies.base import counted
@@ -33,12 +32,12 @@ class OwnPolicy:
     preset: str  # the preset that is the agent's own policy
     stack: tuple[PolicySpec, ...]
     result: ReplayResult
-    figures: Mapping[str, Any]  # its totals
+    figures: Totals
 
     @property
     def paid_usd(self) -> float | None:
         """What the agent paid, like for like: each reply's output as every replay bills it."""
-        return self.figures.get("recorded_cost_counted_output_usd")
+        return self.figures.recorded_cost_counted_output_usd
 
     @property
     def agent_compactions(self) -> int:
@@ -46,7 +45,7 @@ class OwnPolicy:
 
     @property
     def raw_turns_over_window(self) -> int:
-        return int(self.figures.get("raw_turns_over_window") or 0)
+        return self.figures.raw_turns_over_window
 
     @property
     def window(self) -> int:
@@ -54,13 +53,13 @@ class OwnPolicy:
 
     @property
     def cost_usd(self) -> float | None:
-        return self.figures.get("cost_usd")
+        return self.figures.cost_usd
 
     @property
     def on_recorded_usd(self) -> float | None:
         """The own policy replayed on the calls the file records (all, in a whole log): what is
         set against what the agent paid."""
-        saved = self.figures.get("saved_vs_recorded_usd")
+        saved = self.figures.saved_vs_recorded_usd
         return None if saved is None or self.paid_usd is None else round(self.paid_usd - saved, 6)
 
     @property
@@ -106,15 +105,15 @@ class OwnPolicy:
     def words(self) -> str:
         """The lead: the own policy replayed beside what the agent paid, with the residual and its cause."""
         name = f"Your agent's own policy ({self.preset}), replayed"
-        compactions = self.figures.get("compactions", 0)
+        compactions = self.figures.compactions
         made = f"{counted(compactions, 'compaction')} where the agent made {self.agent_compactions}"
         if self.cost_usd is None:
-            return f"{name}: {self.figures.get('billed_context_tokens', 0):,} input tokens; {made}."
+            return f"{name}: {self.figures.billed_context_tokens:,} input tokens; {made}."
         if self.paid_usd is None or self.on_recorded_usd is None:
             return f"{name}: {dollars(self.cost_usd)}; {made}."
         residual = self.residual_pct or 0.0
         gap = "no residual" if abs(residual) < RESIDUAL_SAID else f"residual {residual:+.1f} %"
-        calls, turns = self.figures.get("recorded_calls") or 0, self.figures.get("turns") or 0
+        calls, turns = self.figures.recorded_calls, self.figures.turns
         some = "" if calls == turns else f" on the {calls:,} of {turns:,} calls the file records"
         return (
             f"{name}: {dollars(self.on_recorded_usd)} against {dollars(self.paid_usd)} the agent paid{some} "
@@ -143,10 +142,10 @@ def own_stack(session: Session) -> tuple[str, list[PolicySpec]] | None:
     return (preset, PRESETS[preset]) if preset else None
 
 
-def needs_reference(session: Session, figures: Mapping[str, Any]) -> bool:
+def needs_reference(session: Session, figures: Totals) -> bool:
     """Whether the agent's own policy is the reference: it compacted its own context, or the raw
     history outgrows the window it had (``figures``: any replay's totals of the session)."""
-    return bool(session.compactions) or bool(figures.get("raw_turns_over_window"))
+    return bool(session.compactions) or bool(figures.raw_turns_over_window)
 
 
 def own_policy(session: Session, scenario: Scenario, counter: TokenCounter | None = None) -> OwnPolicy | None:
@@ -160,10 +159,10 @@ def own_policy(session: Session, scenario: Scenario, counter: TokenCounter | Non
     return OwnPolicy(preset, tuple(stack), evaluation.result, evaluation.totals)
 
 
-def against_own(figures: Mapping[str, Any], own: OwnPolicy) -> dict[str, float | None]:
+def against_own(figures: Totals, own: OwnPolicy) -> dict[str, float | None]:
     """A stack's saving against the agent's own policy replayed: dollars and percent (None
     without a price)."""
-    cost, reference = figures.get("cost_usd"), own.cost_usd
+    cost, reference = figures.cost_usd, own.cost_usd
     if cost is None or reference is None:
         return {"saved_vs_own_usd": None, "saved_vs_own_pct": None}
     saved = reference - cost
@@ -173,7 +172,7 @@ def against_own(figures: Mapping[str, Any], own: OwnPolicy) -> dict[str, float |
     }
 
 
-def stack_words(figures: Mapping[str, Any], own: OwnPolicy, same_stack: bool) -> str:
+def stack_words(figures: Totals, own: OwnPolicy, same_stack: bool) -> str:
     """This stack's cost said against the agent's own policy replayed."""
     if same_stack:
         return "This stack is your agent's own policy."
@@ -185,6 +184,6 @@ def stack_words(figures: Mapping[str, Any], own: OwnPolicy, same_stack: bool) ->
         return "This stack costs what your agent's own policy costs."
     verdict = "cheaper" if pct > 0 else "dearer"
     return (
-        f"This stack: {dollars(figures['cost_usd'])}, {abs(pct):.1f} % {verdict} than your agent's own "
+        f"This stack: {dollars(figures.cost_usd)}, {abs(pct):.1f} % {verdict} than your agent's own "
         f"policy ({dollars(own.cost_usd or 0.0)})."
     )

@@ -28,6 +28,7 @@ from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
 from playground.limits import LIMITS, LimitError, over
 from playground.measures.evaluate import Scenario, evaluate
+from playground.measures.figures import Totals
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 from playground.summaries.base import SummarizerError
@@ -259,14 +260,14 @@ class Point:
     its stack could not run."""
 
     values: tuple
-    totals: dict = field(default_factory=dict)
+    totals: Totals = field(default_factory=Totals)
     error: str | None = None
 
     @property
     def invalid(self) -> bool:
         """Whether some request of this point breaks the API's rules or the window: marked
         on the plot, never hidden."""
-        return bool(self.totals.get("turns_with_violations") or self.totals.get("turns_over_window"))
+        return bool(self.totals.turns_with_violations or self.totals.turns_over_window)
 
 
 @dataclass(frozen=True)
@@ -283,14 +284,14 @@ class Sweep:
     def cost_axis(self) -> str:
         """Dollars when every point is priced, else tokens billed."""
         ran = [p for p in self.points if p.error is None]
-        if ran and all(p.totals.get("cost_usd") is not None for p in ran):
+        if ran and all(p.totals.cost_usd is not None for p in ran):
             return "cost_usd"
         return "billed_context_tokens"
 
     def front(self, loss: str, cost: str | None = None) -> list[bool]:
         """For each point, whether it is on the Pareto front of (cost, loss)."""
         cost = cost or self.cost_axis()
-        pairs = [None if p.error else (p.totals.get(cost), p.totals.get(loss)) for p in self.points]
+        pairs = [None if p.error else (p.totals[cost], p.totals[loss]) for p in self.points]
         return pareto_front(pairs)
 
     def rows(self, loss: str = "distinct_facts_lost") -> list[dict[str, Any]]:
@@ -300,7 +301,7 @@ class Sweep:
         for point, on_front in zip(self.points, front, strict=True):
             row: dict[str, Any] = {ax.label: value for ax, value in zip(self.axes, point.values, strict=True)}
             row |= {"on_front": on_front, "invalid": point.invalid, "error": point.error or ""}
-            rows.append(row | point.totals)
+            rows.append(row | point.totals.as_dict())
         return rows
 
 

@@ -188,9 +188,9 @@ def sweep_table(sweep: Sweep, loss: str) -> str:
     rows = []
     for point, on_front in zip(sweep.points, front, strict=True):
         row: dict[str, Any] = {a.label: v for a, v in zip(sweep.axes, point.values, strict=True)}
-        row[COST_AXES[cost]] = point.totals.get(cost)
-        row[LOSS_AXES[loss]] = point.totals.get(loss)
-        row["invalid turns"] = point.totals.get("turns_with_violations")
+        row[COST_AXES[cost]] = point.totals[cost]
+        row[LOSS_AXES[loss]] = point.totals[loss]
+        row["invalid turns"] = point.totals.turns_with_violations
         row["front"] = "*" if on_front else ""
         row["note"] = point.error or ("requests break the API's rules" if point.invalid else "")
         rows.append(row)

@@ -512,9 +512,9 @@ def own_policy_json(evaluated: Evaluation, own: OwnPolicy | None) -> dict[str, A
         "cost_usd": own.cost_usd,
         "paid_usd": own.paid_usd,
         "residual_pct": own.residual_pct,
-        "compactions": own.figures.get("compactions", 0),
+        "compactions": own.figures.compactions,
         "agent_compactions": own.agent_compactions,
-        "as_sent_turns": own.figures.get("as_sent_turns", 0),
+        "as_sent_turns": own.figures.as_sent_turns,
         "cause": own.cause(),
         "raw_turns_over_window": own.raw_turns_over_window,
         **against_own(evaluated.totals, own),
@@ -579,7 +579,7 @@ def _print_table(
         print(f"note: {visible(note)}", file=sys.stderr)
     for level, note in policy_notes(result.events):
         print(f"{'warning' if level == 'warning' else 'note'}: {visible(note)}", file=sys.stderr)
-    for key, value in {**figures, **summarizer_figures(result)}.items():
+    for key, value in {**figures.as_dict(), **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 
 
@@ -630,7 +630,7 @@ def replay_json(result: ReplayResult, config: Config, table: TurnTable) -> dict[
         },
         "turns": table.rows,
         "events": event_rows(result, table),
-        "summary": {**totals(table), "summarizer": summarizer_figures(result)},
+        "summary": {**totals(table).as_dict(), "summarizer": summarizer_figures(result)},
         "pricing": dict(table.attrs),
     }
 

@@ -235,7 +235,7 @@ def report(answer: Recommendation, sessions: int) -> str:
         cost = money(tried.total(objective) or 0.0, objective)
         facts, quotes = tried.total("distinct_facts_lost") or 0, tried.total("distinct_quotes_lost") or 0
         lines.append(f"  {label:{width}}  {cost:>12}  {facts:>10,.0f}  {quotes:>17,.0f}")
-    recorded = [s.get("recorded_cost_usd") for s in best.sessions]
+    recorded = [s.recorded_cost_usd for s in best.sessions]
     if objective == "cost_usd" and recorded and all(r is not None for r in recorded):
         lines.append(f"  as recorded (what the agent sent): {money(sum(recorded), objective)}")
     lines += [f"  why: {line}" for line in answer.why()]
@@ -254,7 +254,7 @@ def as_data(answer: Recommendation) -> dict[str, Any]:
             "cost": t.total(answer.objective),
             "facts_lost": t.total("distinct_facts_lost"),
             "quotes_lost": t.total("distinct_quotes_lost"),
-            "sessions": [dict(s) for s in t.sessions],
+            "sessions": [s.as_dict() for s in t.sessions],
         }
 
     best = answer.best

@@ -4,10 +4,11 @@ app, the command line and the JSON share."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from playground.engine.session import Session
+from playground.measures.figures import Totals
 from playground.money.cost import RecordedBill, recorded_bill
 from policies.base import counted
 
@@ -47,7 +48,7 @@ def file_figures(sessions: Sequence[Session], session: Session) -> dict[str, Any
     }
 
 
-def recorded_words(figures: Mapping[str, Any], reported: float | None = None, priced_as: str = "") -> str:
+def recorded_words(figures: Totals, reported: float | None = None, priced_as: str = "") -> str:
     """The as-recorded figures of a replay's totals in one sentence: the bill as the file
     records it (ccusage's figure), on how many of the calls, and the estimate with each reply's
     output counted where the recorded output is a snapshot; or why there is no bill. With the
@@ -57,7 +58,7 @@ def recorded_words(figures: Mapping[str, Any], reported: float | None = None, pr
     if reported is None:
         return words
     words += f" The agent's own bill of the session: ${reported:,.4f}."
-    recorded = figures.get("recorded_cost_usd")
+    recorded = figures.recorded_cost_usd
     if priced_as:
         return words[:-1] + " (at the model it ran)."
     if recorded is not None and abs(recorded - reported) > PRICE_GAP * max(reported, 1e-9):
@@ -72,14 +73,14 @@ def recorded_words(figures: Mapping[str, Any], reported: float | None = None, pr
 PRICE_GAP = 0.02  # our bill of the recorded usage and the agent's own this far apart: said
 
 
-def _recorded_words(figures: Mapping[str, Any], priced_as: str) -> str:
-    calls, turns = figures.get("recorded_calls") or 0, figures.get("turns") or 0
+def _recorded_words(figures: Totals, priced_as: str) -> str:
+    calls, turns = figures.recorded_calls, figures.turns
     if not calls:
         return "The session records no usage: compared with the raw history only."
     share = f"all {turns:,} calls" if calls == turns else f"{calls:,} of {turns:,} calls"
-    recorded = figures.get("recorded_cost_usd")
+    recorded = figures.recorded_cost_usd
     if recorded is None:
-        if figures.get("recorded_cache_hit_pct") is None:
+        if figures.recorded_cache_hit_pct is None:
             return (
                 f"The session records the input tokens of {share} but not what the prompt cache served, "
                 "so what the agent paid is unknown: its tokens are shown, not a bill."
@@ -90,7 +91,7 @@ def _recorded_words(figures: Mapping[str, Any], priced_as: str) -> str:
         if not priced_as
         else f"As recorded, priced as {priced_as}: ${recorded:,.4f} on {share} (the file's own usage at that price)"
     )
-    with_output = figures.get("recorded_cost_counted_output_usd")
+    with_output = figures.recorded_cost_counted_output_usd
     if with_output is not None and abs(with_output - recorded) > OUTPUT_GAP * max(recorded, 1e-9):
         words += (
             f"; ${with_output:,.4f} with each reply's output counted from its text, as every replay here is "
@@ -102,16 +103,16 @@ def _recorded_words(figures: Mapping[str, Any], priced_as: str) -> str:
     return words + "."
 
 
-def raw_window_words(figures: Mapping[str, Any], window: int, compactions: int) -> str:
+def raw_window_words(figures: Totals, window: int, compactions: int) -> str:
     """Where the raw history (no policy) outgrows the window the agent had: it could not have
     been sent, and the agent's own ``compactions`` are why its recorded requests fit; "" where
     the raw history fits."""
-    over = figures.get("raw_turns_over_window") or 0
+    over = figures.raw_turns_over_window
     if not over:
         return ""
     words = (
-        f"The raw history outgrows the {window:,}-token window at {over:,} of {figures['turns']:,} turns "
-        f"(peak {figures['peak_raw_tokens']:,} tokens): no provider would take those requests, so its "
+        f"The raw history outgrows the {window:,}-token window at {over:,} of {figures.turns:,} turns "
+        f"(peak {figures.peak_raw_tokens:,} tokens): no provider would take those requests, so its "
         "cost is a bound, not a bill."
     )
     if compactions:

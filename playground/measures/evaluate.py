@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from playground.engine.replay import ReplayResult, Settings, replay
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
+from playground.measures.figures import Totals
 from playground.measures.metrics import TurnTable, totals, turn_table
 from playground.measures.must_keep import MustKeep
 from playground.models.catalogue import at_recorded_model
@@ -50,7 +50,7 @@ class Evaluation:
 
     result: ReplayResult
     table: TurnTable
-    totals: dict[str, Any]
+    totals: Totals
 
 
 def evaluate(

@@ -6,7 +6,8 @@ docs' list of figures read them here (the docs' table is made from them at each 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
 
 
 class Figure(NamedTuple):
@@ -23,72 +24,275 @@ class Figure(NamedTuple):
         return self.short or self.label
 
 
-TOTALS: tuple[Figure, ...] = (
-    Figure("turns", "turns", "turns", "inferences replayed: each recorded reply of the model", None),
+def _figure(
+    label: str, unit: str, meaning: str, better: str | None = "lower", short: str = "", *, default: Any = 0
+) -> Any:
+    """A field of ``Totals`` and its declaration: the figure's heading, unit, direction and meaning."""
+    return field(default=default, metadata={"figure": (label, unit, meaning, better, short)})
+
+
+@dataclass(frozen=True)
+class Totals:
+    """A session's figures under a stack (``metrics.totals``): each declared once, here, with its
+    type and what it means; read by attribute (``totals.cost_usd``), or by name where the name
+    is data (a sweep's axis, a report's columns). The JSON, CSV and Parquet keep these names
+    (``as_dict``). The dollars are None where no price is known; the recorded figures where the
+    file records no usage."""
+
+    turns: int = _figure("turns", "turns", "inferences replayed: each recorded reply of the model", None)
     # tokens held and sent
-    Figure("peak_context_tokens", "peak context tokens", "tokens", "the largest request the stack sends"),
-    Figure("final_context_tokens", "final context tokens", "tokens", "the request the stack sends at the last turn"),
-    Figure("peak_raw_tokens", "peak raw tokens", "tokens", "the largest request the raw history (no policy) sends", None),
-    Figure("final_raw_tokens", "final raw tokens", "tokens", "the raw history's request at the last turn", None),
-    Figure("billed_context_tokens", "input tokens billed", "tokens", "the stack's input tokens, summed over every request"),
-    Figure("billed_raw_tokens", "raw input tokens billed", "tokens", "the raw history's input tokens, summed over every request", None),
-    Figure("saved_pct", "input tokens saved (%)", "%", "the share of the raw history's input tokens the stack does not send", "higher", "tokens saved %"),
+    peak_context_tokens: int = _figure("peak context tokens", "tokens", "the largest request the stack sends")
+    final_context_tokens: int = _figure(
+        "final context tokens", "tokens", "the request the stack sends at the last turn"
+    )
+    peak_raw_tokens: int = _figure(
+        "peak raw tokens", "tokens", "the largest request the raw history (no policy) sends", None
+    )
+    final_raw_tokens: int = _figure(
+        "final raw tokens", "tokens", "the raw history's request at the last turn", None
+    )
+    billed_context_tokens: int = _figure(
+        "input tokens billed", "tokens", "the stack's input tokens, summed over every request"
+    )
+    billed_raw_tokens: int = _figure(
+        "raw input tokens billed", "tokens", "the raw history's input tokens, summed over every request", None
+    )
+    saved_pct: float = _figure(
+        "input tokens saved (%)",
+        "%",
+        "the share of the raw history's input tokens the stack does not send",
+        "higher",
+        "tokens saved %",
+        default=0.0,
+    )
     # what the policies did
-    Figure("stubs_created", "stubs created", "messages", "messages a policy replaced by a stub", None),
-    Figure("clips", "clips", "messages", "tool outputs a policy cut short", None),
-    Figure("drops", "drops", "messages", "messages a policy left out of the request", None),
-    Figure("compactions", "compactions", "events", "times a policy summarized earlier messages", None),
-    Figure("summary_failures", "summaries failed", "events", "compactions skipped because the summarizer failed (nothing lost)"),
-    Figure("thrash_events", "compaction thrash", "events", "compactions that left the context over the trigger, or fired on consecutive turns"),
+    stubs_created: int = _figure("stubs created", "messages", "messages a policy replaced by a stub", None)
+    clips: int = _figure("clips", "messages", "tool outputs a policy cut short", None)
+    drops: int = _figure("drops", "messages", "messages a policy left out of the request", None)
+    compactions: int = _figure("compactions", "events", "times a policy summarized earlier messages", None)
+    summary_failures: int = _figure(
+        "summaries failed", "events", "compactions skipped because the summarizer failed (nothing lost)"
+    )
+    thrash_events: int = _figure(
+        "compaction thrash",
+        "events",
+        "compactions that left the context over the trigger, or fired on consecutive turns",
+    )
     # what a provider would refuse
-    Figure("turns_with_violations", "invalid turns", "turns", "turns whose request a provider would refuse: over the window, a call without its result or a result without its call, standing rules missing"),
-    Figure("turns_over_window", "turns over the window", "turns", "turns whose request is larger than the context window"),
-    Figure("raw_turns_over_window", "raw turns over the window", "turns", "turns where the raw history is larger than the window (the agent had to compact)", None),
-    Figure("as_sent_turns", "calls as the agent sent them", "turns", "turns whose request is the one the agent sent (its own policy followed where it acted): each costs what its call records", None, "as sent"),
-    Figure("raw_turns_with_violations", "raw invalid turns", "turns", "turns where the raw history itself breaks a provider's rule", None),
+    turns_with_violations: int = _figure(
+        "invalid turns",
+        "turns",
+        "turns whose request a provider would refuse: over the window, a call without its result or a result without its call, standing rules missing",
+    )
+    turns_over_window: int = _figure(
+        "turns over the window", "turns", "turns whose request is larger than the context window"
+    )
+    raw_turns_over_window: int = _figure(
+        "raw turns over the window",
+        "turns",
+        "turns where the raw history is larger than the window (the agent had to compact)",
+        None,
+    )
+    as_sent_turns: int = _figure(
+        "calls as the agent sent them",
+        "turns",
+        "turns whose request is the one the agent sent (its own policy followed where it acted): each costs what its call records",
+        None,
+        "as sent",
+    )
+    raw_turns_with_violations: int = _figure(
+        "raw invalid turns", "turns", "turns where the raw history itself breaks a provider's rule", None
+    )
     # what was lost
-    Figure("refetches", "re-fetches", "calls", "tool calls repeating an earlier call whose result was no longer intact in the request"),
-    Figure("turns_with_facts_lost", "turns with facts lost", "turns", "turns whose reply uses a fact the session held earlier but the request lacked"),
-    Figure("distinct_facts_lost", "facts lost", "facts", "distinct facts (numbers, dates, ids, paths, quoted strings) a reply uses that its request lacked"),
-    Figure("turns_with_quotes_lost", "turns with copied lines lost", "turns", "turns whose reply copies a line (an edit's old text) its request no longer held"),
-    Figure("distinct_quotes_lost", "copied lines lost", "lines", "distinct lines a reply copies from an earlier message its request no longer held"),
-    Figure("turns_standing_rules_lost", "turns without standing rules", "turns", "turns whose request lacks part of the system prompt"),
-    Figure("turns_with_must_keep_lost", "turns with a must-keep fact lost", "turns", "turns whose request lacks a declared must-keep fact the history held"),
-    Figure("distinct_must_keep_lost", "must-keep facts lost", "facts", "declared must-keep facts lost at some turn"),
+    refetches: int = _figure(
+        "re-fetches",
+        "calls",
+        "tool calls repeating an earlier call whose result was no longer intact in the request",
+    )
+    turns_with_facts_lost: int = _figure(
+        "turns with facts lost",
+        "turns",
+        "turns whose reply uses a fact the session held earlier but the request lacked",
+    )
+    distinct_facts_lost: int = _figure(
+        "facts lost",
+        "facts",
+        "distinct facts (numbers, dates, ids, paths, quoted strings) a reply uses that its request lacked",
+    )
+    turns_with_quotes_lost: int = _figure(
+        "turns with copied lines lost",
+        "turns",
+        "turns whose reply copies a line (an edit's old text) its request no longer held",
+    )
+    distinct_quotes_lost: int = _figure(
+        "copied lines lost",
+        "lines",
+        "distinct lines a reply copies from an earlier message its request no longer held",
+    )
+    turns_standing_rules_lost: int = _figure(
+        "turns without standing rules", "turns", "turns whose request lacks part of the system prompt"
+    )
+    turns_with_must_keep_lost: int = _figure(
+        "turns with a must-keep fact lost",
+        "turns",
+        "turns whose request lacks a declared must-keep fact the history held",
+    )
+    distinct_must_keep_lost: int = _figure(
+        "must-keep facts lost", "facts", "declared must-keep facts lost at some turn"
+    )
     # the prompt cache
-    Figure("cache_hit_pct", "prompt-cache hit rate (%)", "%", "the share of the stack's input tokens read from the provider's prompt cache", "higher"),
-    Figure("raw_cache_hit_pct", "raw prompt-cache hit rate (%)", "%", "the same share for the raw history", None),
-    Figure("cache_write_tokens", "cache write tokens", "tokens", "input tokens the stack writes to the prompt cache"),
-    Figure("cache_breaks", "cache breaks", "turns", "turns whose request changed or dropped a message the previous request sent: the cached prefix ends there and all after it is paid (and written) again"),
-    Figure("cache_break_repaid_tokens", "tokens re-paid after cache breaks", "tokens", "tokens after each break's position, paid (and written) again"),
-    Figure("cold_cache_turns", "cold-cache turns", "turns", "turns after a gap longer than the cache's lifetime (reply times recorded)", None),
+    cache_hit_pct: float = _figure(
+        "prompt-cache hit rate (%)",
+        "%",
+        "the share of the stack's input tokens read from the provider's prompt cache",
+        "higher",
+        default=0.0,
+    )
+    raw_cache_hit_pct: float = _figure(
+        "raw prompt-cache hit rate (%)", "%", "the same share for the raw history", None, default=0.0
+    )
+    cache_write_tokens: int = _figure(
+        "cache write tokens", "tokens", "input tokens the stack writes to the prompt cache"
+    )
+    cache_breaks: int = _figure(
+        "cache breaks",
+        "turns",
+        "turns whose request changed or dropped a message the previous request sent: the cached prefix ends there and all after it is paid (and written) again",
+    )
+    cache_break_repaid_tokens: int = _figure(
+        "tokens re-paid after cache breaks",
+        "tokens",
+        "tokens after each break's position, paid (and written) again",
+    )
+    cold_cache_turns: int = _figure(
+        "cold-cache turns",
+        "turns",
+        "turns after a gap longer than the cache's lifetime (reply times recorded)",
+        None,
+    )
     # summaries
-    Figure("summary_calls", "summarizer calls", "calls", "calls the stack's compactions made to the summarizer"),
-    Figure("summary_input_tokens", "summarizer input tokens", "tokens", "tokens the summarizer was sent"),
-    Figure("summary_output_tokens", "summarizer output tokens", "tokens", "tokens of the summaries written"),
+    summary_calls: int = _figure(
+        "summarizer calls", "calls", "calls the stack's compactions made to the summarizer"
+    )
+    summary_input_tokens: int = _figure("summarizer input tokens", "tokens", "tokens the summarizer was sent")
+    summary_output_tokens: int = _figure(
+        "summarizer output tokens", "tokens", "tokens of the summaries written"
+    )
     # dollars (None where no price is known)
-    Figure("cost_usd", "session cost ($), summaries included", "$", "every request priced with the provider's prompt cache, plus the summaries"),
-    Figure("raw_cost_usd", "raw history cost ($)", "$", "the raw history's requests priced the same way", None),
-    Figure("summary_cost_usd", "summaries ($)", "$", "the summarizer calls, priced without caching"),
-    Figure("saved_usd", "$ saved", "$", "the raw history's cost minus the stack's (negative: the stack costs more)", "higher"),
-    Figure("saved_cost_pct", "cost saved against raw history (%)", "%", "saved_usd as a share of the raw history's cost", "higher", "cost saved %"),
+    cost_usd: float | None = _figure(
+        "session cost ($), summaries included",
+        "$",
+        "every request priced with the provider's prompt cache, plus the summaries",
+        default=None,
+    )
+    raw_cost_usd: float | None = _figure(
+        "raw history cost ($)", "$", "the raw history's requests priced the same way", None, default=None
+    )
+    summary_cost_usd: float | None = _figure(
+        "summaries ($)", "$", "the summarizer calls, priced without caching", default=None
+    )
+    saved_usd: float | None = _figure(
+        "$ saved",
+        "$",
+        "the raw history's cost minus the stack's (negative: the stack costs more)",
+        "higher",
+        default=None,
+    )
+    saved_cost_pct: float = _figure(
+        "cost saved against raw history (%)",
+        "%",
+        "saved_usd as a share of the raw history's cost",
+        "higher",
+        "cost saved %",
+        default=0.0,
+    )
     # as recorded (None where the file records no usage, or no model to price it)
-    Figure("recorded_calls", "recorded calls", "calls", "calls whose usage the file records", None),
-    Figure("recorded_input_tokens", "recorded input tokens", "tokens", "input tokens the file records, summed over its calls", None),
-    Figure("recorded_cache_hit_pct", "recorded prompt-cache hit rate (%)", "%", "the share of recorded input read from the cache", None),
-    Figure("recorded_cost_usd", "as recorded ($)", "$", "the file's own usage priced, output as recorded (ccusage's figure)", None),
-    Figure("recorded_cost_counted_output_usd", "as recorded, output counted ($)", "$", "the recorded calls with each reply's output counted (where the file records output wrongly)", None),
-    Figure("saved_vs_recorded_usd", "$ saved vs recorded", "$", "what the agent paid minus what the stack costs, on the calls the file records", "higher"),
-    Figure("saved_vs_recorded_pct", "cost saved vs recorded (%)", "%", "saved_vs_recorded_usd as a share of what the agent paid", "higher", "cost saved vs recorded %"),
+    recorded_calls: int = _figure("recorded calls", "calls", "calls whose usage the file records", None)
+    recorded_input_tokens: int | None = _figure(
+        "recorded input tokens",
+        "tokens",
+        "input tokens the file records, summed over its calls",
+        None,
+        default=None,
+    )
+    recorded_cache_hit_pct: float | None = _figure(
+        "recorded prompt-cache hit rate (%)",
+        "%",
+        "the share of recorded input read from the cache",
+        None,
+        default=None,
+    )
+    recorded_cost_usd: float | None = _figure(
+        "as recorded ($)",
+        "$",
+        "the file's own usage priced, output as recorded (ccusage's figure)",
+        None,
+        default=None,
+    )
+    recorded_cost_counted_output_usd: float | None = _figure(
+        "as recorded, output counted ($)",
+        "$",
+        "the recorded calls with each reply's output counted (where the file records output wrongly)",
+        None,
+        default=None,
+    )
+    saved_vs_recorded_usd: float | None = _figure(
+        "$ saved vs recorded",
+        "$",
+        "what the agent paid minus what the stack costs, on the calls the file records",
+        "higher",
+        default=None,
+    )
+    saved_vs_recorded_pct: float | None = _figure(
+        "cost saved vs recorded (%)",
+        "%",
+        "saved_vs_recorded_usd as a share of what the agent paid",
+        "higher",
+        "cost saved vs recorded %",
+        default=None,
+    )
     # the stack's cost minus the raw history's, part by part (they add up to it)
-    Figure("difference_read_tokens", "difference: cache reads (tokens)", "tokens", "cache-read tokens, the stack's minus the raw history's", None),
-    Figure("difference_read_usd", "difference: cache reads ($)", "$", "their dollars", None),
-    Figure("difference_write_tokens", "difference: cache writes (tokens)", "tokens", "cache-write tokens, the stack's minus the raw history's", None),
-    Figure("difference_write_usd", "difference: cache writes ($)", "$", "their dollars", None),
-    Figure("difference_uncached_tokens", "difference: uncached input (tokens)", "tokens", "uncached input tokens, the stack's minus the raw history's", None),
-    Figure("difference_uncached_usd", "difference: uncached input ($)", "$", "their dollars", None),
-    Figure("difference_output_usd", "difference: output tier ($)", "$", "output priced in another long-context tier", None),
-)  # fmt: skip
+    difference_read_tokens: int = _figure(
+        "difference: cache reads (tokens)",
+        "tokens",
+        "cache-read tokens, the stack's minus the raw history's",
+        None,
+    )
+    difference_read_usd: float | None = _figure(
+        "difference: cache reads ($)", "$", "their dollars", None, default=None
+    )
+    difference_write_tokens: int = _figure(
+        "difference: cache writes (tokens)",
+        "tokens",
+        "cache-write tokens, the stack's minus the raw history's",
+        None,
+    )
+    difference_write_usd: float | None = _figure(
+        "difference: cache writes ($)", "$", "their dollars", None, default=None
+    )
+    difference_uncached_tokens: int = _figure(
+        "difference: uncached input (tokens)",
+        "tokens",
+        "uncached input tokens, the stack's minus the raw history's",
+        None,
+    )
+    difference_uncached_usd: float | None = _figure(
+        "difference: uncached input ($)", "$", "their dollars", None, default=None
+    )
+    difference_output_usd: float | None = _figure("difference: output tier ($)", "$", "output priced in another long-context tier", None, default=None)  # fmt: skip
+
+    def __getitem__(self, key: str) -> Any:
+        """A figure by its name (KeyError for a name no figure has)."""
+        if key not in FIGURES_BY_KEY:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every figure by name, in the declared order: the JSON's ``summary``, a row of a table."""
+        return {key: getattr(self, key) for key in FIGURES_BY_KEY}
+
+
+TOTALS: tuple[Figure, ...] = tuple(Figure(f.name, *f.metadata["figure"]) for f in fields(Totals))
 
 FIGURES_BY_KEY = {f.key: f for f in TOTALS}
 

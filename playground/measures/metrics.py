@@ -20,6 +20,7 @@ from playground.engine.session import RecordedCompaction
 from playground.engine.validity import OVER_WINDOW, check_calls
 from playground.measures import must_keep as must_keep_measure
 from playground.measures import quality as quality_measures
+from playground.measures.figures import Totals
 from playground.money.cost import Pricing, cost_report, other_model
 from playground.money.pricing import PARTS
 from policies.base import counted
@@ -374,11 +375,11 @@ def policy_notes(events: Iterable[Event]) -> list[tuple[str, str]]:
     return notes
 
 
-def totals(turns: TurnTable | pd.DataFrame) -> dict[str, float | int]:
+def totals(turns: TurnTable | pd.DataFrame) -> Totals:
     """Per-session figures of a turn table (or frame): peaks, finals, the token bill, savings, counts."""
     rows = records(turns)
     if not rows:
-        return {"turns": 0}
+        return Totals()
 
     def column(name: str) -> list:
         return [row[name] for row in rows]
@@ -393,38 +394,36 @@ def totals(turns: TurnTable | pd.DataFrame) -> dict[str, float | int]:
         return len({item for cell in column(name) for item in cell.split("; ") if item})
 
     billed_raw, billed_context = total("raw_tokens"), total("context_tokens")
-    return {
-        "turns": len(rows),
-        "peak_context_tokens": max(column("context_tokens")),
-        "final_context_tokens": rows[-1]["context_tokens"],
-        "peak_raw_tokens": max(column("raw_tokens")),
-        "final_raw_tokens": rows[-1]["raw_tokens"],
-        "billed_context_tokens": billed_context,
-        "billed_raw_tokens": billed_raw,
-        "saved_pct": round(100 * (1 - billed_context / billed_raw), 1) if billed_raw else 0.0,
-        "stubs_created": total("stubs_created"),
-        "clips": total("clips"),
-        "drops": total("drops"),
-        "compactions": total("compactions"),
-        "summary_failures": total("summary_failures"),
-        "thrash_events": total("thrash"),
-        "turns_with_violations": turns_with("violations"),
-        "turns_over_window": total("over_window"),
-        "raw_turns_over_window": total("raw_over_window"),
-        "as_sent_turns": total("as_sent"),
-        "raw_turns_with_violations": turns_with("raw_violations"),
-        "refetches": total("refetches"),
-        "turns_with_facts_lost": turns_with("facts_lost"),
-        "distinct_facts_lost": distinct("lost_facts"),
-        "turns_with_quotes_lost": turns_with("quotes_lost"),
-        "distinct_quotes_lost": len(
-            {q for cell in column("lost_quotes") for q in str(cell).split("\n") if q}
-        ),
-        "turns_standing_rules_lost": total("standing_rules_lost"),
-        "turns_with_must_keep_lost": turns_with("must_keep_lost"),
-        "distinct_must_keep_lost": distinct("lost_must_keep"),
+    return Totals(
+        turns=len(rows),
+        peak_context_tokens=max(column("context_tokens")),
+        final_context_tokens=rows[-1]["context_tokens"],
+        peak_raw_tokens=max(column("raw_tokens")),
+        final_raw_tokens=rows[-1]["raw_tokens"],
+        billed_context_tokens=billed_context,
+        billed_raw_tokens=billed_raw,
+        saved_pct=round(100 * (1 - billed_context / billed_raw), 1) if billed_raw else 0.0,
+        stubs_created=total("stubs_created"),
+        clips=total("clips"),
+        drops=total("drops"),
+        compactions=total("compactions"),
+        summary_failures=total("summary_failures"),
+        thrash_events=total("thrash"),
+        turns_with_violations=turns_with("violations"),
+        turns_over_window=total("over_window"),
+        raw_turns_over_window=total("raw_over_window"),
+        as_sent_turns=total("as_sent"),
+        raw_turns_with_violations=turns_with("raw_violations"),
+        refetches=total("refetches"),
+        turns_with_facts_lost=turns_with("facts_lost"),
+        distinct_facts_lost=distinct("lost_facts"),
+        turns_with_quotes_lost=turns_with("quotes_lost"),
+        distinct_quotes_lost=len({q for cell in column("lost_quotes") for q in str(cell).split("\n") if q}),
+        turns_standing_rules_lost=total("standing_rules_lost"),
+        turns_with_must_keep_lost=turns_with("must_keep_lost"),
+        distinct_must_keep_lost=distinct("lost_must_keep"),
         **_money(rows),
-    }
+    )
 
 
 def _money(rows: list[dict[str, Any]]) -> dict[str, float | int | None]:

@@ -8,8 +8,7 @@ dollars sum to the difference (``metrics._difference``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from playground.measures.figures import Totals
 
 PARTS = (
     ("read", "cache reads"),
@@ -28,33 +27,33 @@ def signed(value: float) -> str:
     return ("+" if value >= 0 else "−") + dollars(abs(value))
 
 
-def difference_parts(figures: Mapping[str, Any]) -> str:
+def difference_parts(figures: Totals) -> str:
     """The parts of the stack's cost minus the raw history's, each with its tokens and its
     dollars, which add up to it ("cache reads −N tokens (+$a), cache writes +M tokens (+$b)");
     "" without a price."""
-    if figures.get("cost_usd") is None or figures.get("difference_read_usd") is None:
+    if figures.cost_usd is None or figures.difference_read_usd is None:
         return ""
     clauses = []
     for part, label in PARTS:
         tokens, usd = figures[f"difference_{part}_tokens"], figures[f"difference_{part}_usd"]
         if tokens or abs(usd) >= SHOWN:
             clauses.append(f"{label} {'+' if tokens >= 0 else '−'}{abs(tokens):,} tokens ({signed(usd)})")
-    if abs(figures.get("difference_output_usd") or 0) >= SHOWN:
+    if abs(figures.difference_output_usd or 0) >= SHOWN:
         clauses.append(
-            f"output priced in another long-context tier ({signed(figures['difference_output_usd'])})"
+            f"output priced in another long-context tier ({signed(figures.difference_output_usd)})"
         )
-    if figures.get("summary_cost_usd"):
-        clauses.append(f"summaries ({signed(figures['summary_cost_usd'])})")
+    if figures.summary_cost_usd:
+        clauses.append(f"summaries ({signed(figures.summary_cost_usd)})")
     return ", ".join(clauses) or "nothing differs"
 
 
-def difference_words(figures: Mapping[str, Any]) -> str:
+def difference_words(figures: Totals) -> str:
     """ "This stack costs $X more than the raw history: " and its ``difference_parts``; ""
     without a price."""
     parts = difference_parts(figures)
     if not parts:
         return ""
-    difference = figures["cost_usd"] - figures["raw_cost_usd"]
+    difference = figures.cost_usd - figures.raw_cost_usd
     if abs(difference) < SHOWN:
         return "This stack costs what the raw history costs."
     verdict = (

@@ -26,6 +26,7 @@ from playground.engine.tokens import TokenCounter
 from playground.formats import read_bytes, read_path
 from playground.limits import LIMITS
 from playground.measures.evaluate import Scenario, evaluate
+from playground.measures.figures import Totals
 from playground.measures.metrics import events_frame
 from playground.models.plausible import plausible
 from playground.money.cost import RecordedBill, recorded_bill
@@ -100,7 +101,7 @@ class Replayed:
     result: ReplayResult
     turns: pd.DataFrame
     events: pd.DataFrame
-    totals: dict
+    totals: Totals
     # the last must-keep check of this replay, by the facts as declared (ui.must_keep_panel)
     must_keep_checked: dict = field(default_factory=dict, compare=False, repr=False)
 

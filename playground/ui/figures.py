@@ -48,7 +48,7 @@ def headline(replayed: Replayed, must_keep: int = 0, own: OwnPolicy | None = Non
     lost) and the one-line reason, then what a provider would refuse; every other figure folded
     below them. ``must_keep`` is how many must-keep facts are declared."""
     figures = replayed.totals
-    if figures.get("turns", 0) == 0:
+    if figures.turns == 0:
         st.warning(NO_TURNS)
         return
     _lead(replayed, must_keep, own)
@@ -69,13 +69,13 @@ def headline(replayed: Replayed, must_keep: int = 0, own: OwnPolicy | None = Non
 
 def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> None:
     figures = replayed.totals
-    priced = figures.get("cost_usd") is not None
+    priced = figures.cost_usd is not None
     row = st.columns(4)
     against_agent = against_own(figures, own) if own is not None else {}
     if priced:
         base = (
             "Every request priced with the provider's prompt cache, plus the summaries the stack asks "
-            f"for ({dollars(figures['summary_cost_usd'])})"
+            f"for ({dollars(figures.summary_cost_usd)})"
         )
         if own is not None and against_agent.get("saved_vs_own_pct") is not None:
             change = _change(-against_agent["saved_vs_own_pct"], "vs own policy")
@@ -84,19 +84,19 @@ def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> N
                 "reference where the agent compacted or the raw history outgrows its window."
             )
         else:
-            change = _change(-figures["saved_cost_pct"], "vs raw")
+            change = _change(-figures.saved_cost_pct, "vs raw")
             help_text = (
                 f"{base}. The raw history, the same session sent whole with no policy, costs "
-                f"{dollars(figures['raw_cost_usd'])}."
+                f"{dollars(figures.raw_cost_usd)}."
             )
-        row[0].metric("Cost with this stack", dollars(figures["cost_usd"]), **change, help=help_text)
+        row[0].metric("Cost with this stack", dollars(figures.cost_usd), **change, help=help_text)
     else:
         row[0].metric(
             "Cost with this stack",
             "no price",
             help=f"No price is known for {replayed.result.settings.model}.",
         )
-    recorded = figures.get("recorded_cost_usd")
+    recorded = figures.recorded_cost_usd
     if own is not None and own.cost_usd is not None and own.residual_pct is not None:
         row[1].metric(
             "Agent's own policy",
@@ -104,36 +104,36 @@ def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> N
             **_change(own.residual_pct, "vs paid"),
             help=own.words(),
         )
-    elif priced and recorded is not None and figures.get("saved_vs_recorded_pct") is not None:
+    elif priced and recorded is not None and figures.saved_vs_recorded_pct is not None:
         row[1].metric(
             "As recorded",
             dollars(recorded),
-            **_change(-figures["saved_vs_recorded_pct"], "stack"),
+            **_change(-figures.saved_vs_recorded_pct, "stack"),
             help="The bill of the calls as the file records them (ccusage's figure): what the agent "
             "actually paid, each call at its own model and cache tier.",
         )
     else:
         row[1].metric(
             "Input tokens sent",
-            _tokens(figures["billed_context_tokens"]),
-            **_change(-figures["saved_pct"], "vs raw"),
-            help=f"Sum of the input tokens of every request: {figures['billed_context_tokens']:,}; the raw "
-            f"history sends {figures['billed_raw_tokens']:,}.",
+            _tokens(figures.billed_context_tokens),
+            **_change(-figures.saved_pct, "vs raw"),
+            help=f"Sum of the input tokens of every request: {figures.billed_context_tokens:,}; the raw "
+            f"history sends {figures.billed_raw_tokens:,}.",
         )
     row[2].metric(
         "Facts lost",
-        f"{figures['distinct_facts_lost']:,}",
-        f"in {counted(figures['turns_with_facts_lost'], 'turn')}",
+        f"{figures.distinct_facts_lost:,}",
+        f"in {counted(figures.turns_with_facts_lost, 'turn')}",
         delta_color="off",
         delta_arrow="off",
         help=_meaning("distinct_facts_lost"),
     )
     if must_keep:
-        lost = figures["distinct_must_keep_lost"]
+        lost = figures.distinct_must_keep_lost
         row[3].metric(
             "Must-keep lost",
             f"{lost} of {must_keep}",
-            f"in {counted(figures['turns_with_must_keep_lost'], 'turn')}" if lost else None,
+            f"in {counted(figures.turns_with_must_keep_lost, 'turn')}" if lost else None,
             delta_color="inverse",
             delta_arrow="off",
             help=_meaning("distinct_must_keep_lost"),
@@ -141,7 +141,7 @@ def _lead(replayed: Replayed, must_keep: int, own: OwnPolicy | None = None) -> N
     else:
         row[3].metric(
             "Re-fetches",
-            f"{figures['refetches']:,}",
+            f"{figures.refetches:,}",
             help=_meaning("refetches"),
         )
 
@@ -157,15 +157,15 @@ def _own_policy(replayed: Replayed, own: OwnPolicy) -> None:
 
 def _reason(figures: dict) -> None:
     """Why the stack costs what it does, in one line: the parts of the difference from the raw history."""
-    if figures.get("cost_usd") is None:
+    if figures.cost_usd is None:
         return
-    saved = figures["saved_usd"]
+    saved = figures.saved_usd
     parts = escape_markdown(difference_parts(figures))
-    breaks = figures["cache_breaks"]
+    breaks = figures.cache_breaks
     if saved < 0:
         st.markdown(
             f":red[**This stack costs {dollars(-saved)} more than the raw history "
-            f"({-figures['saved_cost_pct']:.1f}%)**, though it sends {figures['saved_pct']}% fewer tokens. "
+            f"({-figures.saved_cost_pct:.1f}%)**, though it sends {figures.saved_pct}% fewer tokens. "
             f"The difference: {parts}"
             + (f" (its {counted(breaks, 'cache break')} write the cache again)" if breaks else "")
             + ". Batched eviction breaks the cache less often.]"
@@ -173,7 +173,7 @@ def _reason(figures: dict) -> None:
     elif saved > 0:
         st.markdown(
             f":green[**This stack saves {dollars(saved)} against the raw history "
-            f"({figures['saved_cost_pct']:.1f}%)**: it sends {figures['saved_pct']}% fewer tokens. "
+            f"({figures.saved_cost_pct:.1f}%)**: it sends {figures.saved_pct}% fewer tokens. "
             f"The difference: {parts}"
             + (
                 f"; its {counted(breaks, 'cache break')} cost less than that."
@@ -188,16 +188,16 @@ def _refused(replayed: Replayed) -> None:
     """What a provider would refuse, above the fold: requests over the window, standing rules cut."""
     figures = replayed.totals
     window = replayed.result.settings.context_window
-    if figures["turns_over_window"]:
+    if figures.turns_over_window:
         st.warning(
-            f"**{figures['turns_over_window']:,} of {figures['turns']:,} turns send more than the "
-            f"{window:,}-token context window** (peak {figures['peak_context_tokens']:,}): the provider would "
+            f"**{figures.turns_over_window:,} of {figures.turns:,} turns send more than the "
+            f"{window:,}-token context window** (peak {figures.peak_context_tokens:,}): the provider would "
             "refuse these requests. Add a policy that keeps the context under the window, or pick a model "
             "with a larger one."
         )
-    if figures["turns_standing_rules_lost"]:
+    if figures.turns_standing_rules_lost:
         st.warning(
-            f"**{counted(figures['turns_standing_rules_lost'], 'turn')} without part of the system prompt** "
+            f"**{counted(figures.turns_standing_rules_lost, 'turn')} without part of the system prompt** "
             "(standing rules): the stack cut what the agent is told to always follow."
         )
 
@@ -208,44 +208,44 @@ def _cache_figures(replayed: Replayed) -> None:
     where = "; ".join(
         escape_markdown(attrs[k]) for k in ("cache_rule", "cache_timing", "cache_served") if attrs.get(k)
     )
-    if figures.get("cost_usd") is None:
+    if figures.cost_usd is None:
         st.info(f"No price known for this model: the figures are tokens. Prompt cache: {where}.")
         return
     row = st.columns(4)
     row[0].metric(
-        "Money saved" if figures["saved_usd"] >= 0 else "Money lost",
-        dollars(abs(figures["saved_usd"])),
-        f"{figures['saved_cost_pct']:+.1f}%",
+        "Money saved" if figures.saved_usd >= 0 else "Money lost",
+        dollars(abs(figures.saved_usd)),
+        f"{figures.saved_cost_pct:+.1f}%",
         delta_color="normal",
         help="Raw history's cost minus the stack's.",
     )
     row[1].metric(
         "Cache hit rate",
-        f"{figures['cache_hit_pct']:.1f}%",
-        f"raw {figures['raw_cache_hit_pct']:.1f}%",
+        f"{figures.cache_hit_pct:.1f}%",
+        f"raw {figures.raw_cache_hit_pct:.1f}%",
         delta_color="off",
         delta_arrow="off",
         help=_meaning("cache_hit_pct"),
     )
     row[2].metric(
         "Cache breaks",
-        f"{figures['cache_breaks']:,}",
-        f"{_tokens(figures['cache_break_repaid_tokens'])} re-paid",
+        f"{figures.cache_breaks:,}",
+        f"{_tokens(figures.cache_break_repaid_tokens)} re-paid",
         delta_color="off",
         delta_arrow="off",
-        help=f"{_meaning('cache_breaks')} Here {figures['cache_break_repaid_tokens']:,} tokens are re-paid.",
+        help=f"{_meaning('cache_breaks')} Here {figures.cache_break_repaid_tokens:,} tokens are re-paid.",
     )
     row[3].metric(
         "Raw history",
-        dollars(figures["raw_cost_usd"]),
+        dollars(figures.raw_cost_usd),
         help="The same session sent whole, with no policy, priced the same way.",
     )
     st.caption(f"Priced as **{escape_markdown(attrs['priced_as'])}**; prompt cache: {where}.")
-    if figures["summary_calls"]:
+    if figures.summary_calls:
         st.markdown(
-            f"**Summaries: {dollars(figures['summary_cost_usd'])}** of the stack's cost, "
-            f"{counted(figures['summary_calls'], 'summarizer call')}: {figures['summary_input_tokens']:,} tokens "
-            f"in, {figures['summary_output_tokens']:,} out, priced as "
+            f"**Summaries: {dollars(figures.summary_cost_usd)}** of the stack's cost, "
+            f"{counted(figures.summary_calls, 'summarizer call')}: {figures.summary_input_tokens:,} tokens "
+            f"in, {figures.summary_output_tokens:,} out, priced as "
             f"{escape_markdown(attrs.get('summaries_priced_as') or '')} without caching."
         )
 
@@ -254,23 +254,23 @@ def as_recorded(replayed: Replayed) -> None:
     """The honest baseline: what the agent actually sent and paid, as its log records, beside
     the stack and the raw history; and how the counts were calibrated to it."""
     figures = replayed.totals
-    recorded = figures.get("recorded_cost_counted_output_usd")
-    if recorded is not None and figures.get("saved_vs_recorded_usd") is not None:
-        saved = figures["saved_vs_recorded_usd"]
+    recorded = figures.recorded_cost_counted_output_usd
+    if recorded is not None and figures.saved_vs_recorded_usd is not None:
+        saved = figures.saved_vs_recorded_usd
         verdict = (
-            f"saves {dollars(saved)} ({figures['saved_vs_recorded_pct']:.1f}%)"
+            f"saves {dollars(saved)} ({figures.saved_vs_recorded_pct:.1f}%)"
             if saved >= 0
-            else f"costs {dollars(-saved)} more ({-figures['saved_vs_recorded_pct']:.1f}%)"
+            else f"costs {dollars(-saved)} more ({-figures.saved_vs_recorded_pct:.1f}%)"
         )
         as_counted = (
             f" ({dollars(recorded)} with each reply's output counted)"
-            if dollars(recorded) != dollars(figures["recorded_cost_usd"])
+            if dollars(recorded) != dollars(figures.recorded_cost_usd)
             else ""
         )
         st.markdown(
-            f"**As recorded {dollars(figures['recorded_cost_usd'])}**{as_counted} · this stack "
-            f"{dollars(figures['cost_usd'])} · "
-            f"raw history {dollars(figures['raw_cost_usd'])}: against what the agent actually sent, this stack "
+            f"**As recorded {dollars(figures.recorded_cost_usd)}**{as_counted} · this stack "
+            f"{dollars(figures.cost_usd)} · "
+            f"raw history {dollars(figures.raw_cost_usd)}: against what the agent actually sent, this stack "
             f"{verdict}."
         )
     priced_as = replayed.turns.attrs.get("priced_as_model") or ""
@@ -286,48 +286,46 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
     row1 = st.columns(4)
     row1[0].metric(
         "Peak context",
-        _tokens(figures["peak_context_tokens"]),
-        _pct(figures["peak_context_tokens"], figures["peak_raw_tokens"]),
+        _tokens(figures.peak_context_tokens),
+        _pct(figures.peak_context_tokens, figures.peak_raw_tokens),
         delta_color="off",
         delta_arrow="off",
-        help=f"Raw history peak: {figures['peak_raw_tokens']:,} tokens",
+        help=f"Raw history peak: {figures.peak_raw_tokens:,} tokens",
     )
     row1[1].metric(
         "Final context",
-        _tokens(figures["final_context_tokens"]),
-        _pct(figures["final_context_tokens"], figures["final_raw_tokens"]),
+        _tokens(figures.final_context_tokens),
+        _pct(figures.final_context_tokens, figures.final_raw_tokens),
         delta_color="off",
         delta_arrow="off",
-        help=f"Raw history at the last turn: {figures['final_raw_tokens']:,} tokens",
+        help=f"Raw history at the last turn: {figures.final_raw_tokens:,} tokens",
     )
     row1[2].metric(
         "Input tokens billed",
-        _tokens(figures["billed_context_tokens"]),
-        f"raw {_tokens(figures['billed_raw_tokens'])}",
+        _tokens(figures.billed_context_tokens),
+        f"raw {_tokens(figures.billed_raw_tokens)}",
         delta_color="off",
         delta_arrow="off",
-        help=f"Sum of the input tokens of every inference: {figures['billed_context_tokens']:,} "
-        f"(raw history {figures['billed_raw_tokens']:,}).",
+        help=f"Sum of the input tokens of every inference: {figures.billed_context_tokens:,} "
+        f"(raw history {figures.billed_raw_tokens:,}).",
     )
     row1[3].metric(
-        "Tokens saved", f"{figures['saved_pct']}%", help="Share of the raw token bill the stack avoids."
+        "Tokens saved", f"{figures.saved_pct}%", help="Share of the raw token bill the stack avoids."
     )
     row2 = st.columns(4)
-    row2[0].metric("Stubs created", f"{figures['stubs_created']:,}")
-    row2[1].metric("Clips", f"{figures['clips']:,}")
+    row2[0].metric("Stubs created", f"{figures.stubs_created:,}")
+    row2[1].metric("Clips", f"{figures.clips:,}")
     row2[2].metric(
         "Compactions",
-        f"{figures['compactions']:,}",
-        f"{figures['summary_failures']} failed" if figures["summary_failures"] else None,
+        f"{figures.compactions:,}",
+        f"{figures.summary_failures} failed" if figures.summary_failures else None,
         delta_color="inverse",
         delta_arrow="off",
     )
     row2[3].metric(
         "Turns with violations",
-        f"{figures['turns_with_violations']:,}",
-        f"raw history {figures['raw_turns_with_violations']:,}"
-        if figures.get("raw_turns_with_violations")
-        else None,
+        f"{figures.turns_with_violations:,}",
+        f"raw history {figures.raw_turns_with_violations:,}" if figures.raw_turns_with_violations else None,
         delta_color="off",
         delta_arrow="off",
         help=_meaning("turns_with_violations"),
@@ -339,14 +337,14 @@ def _token_figures(replayed: Replayed, must_keep: int) -> None:
     row3 = st.columns(4)
     row3[0].metric(
         "Standing rules lost",
-        f"{figures['turns_standing_rules_lost']:,}",
+        f"{figures.turns_standing_rules_lost:,}",
         help=_meaning("turns_standing_rules_lost"),
     )
-    row3[1].metric("Turns", f"{figures['turns']:,}")
+    row3[1].metric("Turns", f"{figures.turns:,}")
     if must_keep:  # the lead row shows must-keep in the place of re-fetches
         row3[2].metric(
             "Re-fetches",
-            f"{figures['refetches']:,}",
+            f"{figures.refetches:,}",
             help=_meaning("refetches"),
         )
 
@@ -402,13 +400,13 @@ def charts_view(
 def summarizer_line(replayed: Replayed) -> None:
     """What the summarizer did in this replay, and a warning when summaries failed or thrashed."""
     stats = replayed.result.summary_stats
-    failed = replayed.totals.get("summary_failures", 0)
+    failed = replayed.totals.summary_failures
     if failed:
         st.warning(
             f"{failed} summar{'y' if failed == 1 else 'ies'} failed: those compactions were skipped and no "
             "history was lost. The Events tab says why."
         )
-    thrash = replayed.totals.get("thrash_events", 0)
+    thrash = replayed.totals.thrash_events
     if thrash:
         st.warning(
             f"Compaction thrash: {thrash} event(s) where a compaction left the context over its trigger or "

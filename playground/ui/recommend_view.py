@@ -213,7 +213,7 @@ def _answer(job: RecommendJob) -> None:
             for label, tried in rows
         ]
     )
-    recorded = [s.get("recorded_cost_usd") for s in best.sessions]
+    recorded = [s.recorded_cost_usd for s in best.sessions]
     if objective == "cost_usd" and recorded and all(r is not None for r in recorded):
         table.loc[len(table)] = {
             "stack": "as recorded (what the agent sent)",

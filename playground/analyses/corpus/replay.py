@@ -103,7 +103,7 @@ def session_figures(
             continue
         figures = evaluated.totals
         yield (
-            named | {"error": "", "messages": len(session.messages)} | {k: figures.get(k) for k in FIGURES},
+            named | {"error": "", "messages": len(session.messages)} | {k: figures[k] for k in FIGURES},
             evaluated.table.frame(),
         )
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from playground.measures.figures import Totals
 from policies.registry import PolicySpec
 
 
@@ -30,15 +31,15 @@ class Budget:
     max_invalid_turns: int = 0
     of_own_policy: bool = False  # the limits are what the agent's own policy loses
 
-    def excess(self, figures: Mapping[str, Any]) -> list[float]:  # in the order of LIMIT_NAMES
+    def excess(self, figures: Totals) -> list[float]:  # in the order of LIMIT_NAMES
         """How far ``figures`` (one session's totals) are over each limit; all <= 0: within."""
         return [
-            float(figures["turns_with_violations"] - self.max_invalid_turns),
-            float(figures["turns_over_window"]),
-            float(figures["distinct_facts_lost"] - self.max_facts_lost),
-            float(figures.get("turns_with_must_keep_lost") or 0) if self.must_keep else 0.0,
-            float(figures["refetches"] - self.max_refetches) if self.max_refetches is not None else 0.0,
-            float(figures.get("distinct_quotes_lost", 0) - self.max_quotes_lost),
+            float(figures.turns_with_violations - self.max_invalid_turns),
+            float(figures.turns_over_window),
+            float(figures.distinct_facts_lost - self.max_facts_lost),
+            float(figures.turns_with_must_keep_lost) if self.must_keep else 0.0,
+            float(figures.refetches - self.max_refetches) if self.max_refetches is not None else 0.0,
+            float(figures.distinct_quotes_lost - self.max_quotes_lost),
         ]
 
     def said(self) -> str:
@@ -74,7 +75,7 @@ class Budget:
             of_own_policy=True,
         )
 
-    def over(self, sessions: Sequence[Mapping[str, Any]]) -> list[float]:
+    def over(self, sessions: Sequence[Totals]) -> list[float]:
         """Each limit's excess over ``sessions`` (a stack within the budget: all <= 0): in the
         session that exceeds it most, or for a loss limit with a ``percentile`` below 100, at
         that percentile of the sessions (nearest rank). A stack that did not run: over."""
@@ -95,7 +96,7 @@ class Tried:
     stack: tuple[PolicySpec, ...]
     origin: str  # what it is: "raw history", a preset's name, "trial 12", "trial 12, less ToolEvictionPolicy"
     kind: str  # RAW, PRESET, TRIAL, or SIMPLER (a stack tried with one policy fewer)
-    sessions: tuple[Mapping[str, Any], ...] = ()
+    sessions: tuple[Totals, ...] = ()
     error: str | None = None
     feasible: bool = False
     stopped: str | None = None  # stopped early, already costing more than the best: how far it got
@@ -106,11 +107,11 @@ class Tried:
         return self.error is None and self.stopped is None
 
     def total(self, key: str) -> float | None:
-        values = [s.get(key) for s in self.sessions]
+        values = [s[key] for s in self.sessions]
         return None if not values or any(v is None for v in values) else float(sum(values))
 
     def worst(self, key: str) -> float:
-        return max((float(s.get(key) or 0) for s in self.sessions), default=0.0)
+        return max((float(s[key] or 0) for s in self.sessions), default=0.0)
 
 
 RAW, PRESET, TRIAL, SIMPLER, SEARCH = "raw history", "preset", "trial", "simpler", "search"

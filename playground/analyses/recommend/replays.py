@@ -93,5 +93,5 @@ def stack_figures(
             return (), str(error), None
         out.append(figures)
         if bound is not None:
-            spent += figures.get(bound[0]) or 0.0
+            spent += figures[bound[0]] or 0.0
     return tuple(out), None, None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from playground.analyses.own_policy import needs_reference, own_stack
@@ -32,6 +32,7 @@ from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.limits import LIMITS
 from playground.measures.evaluate import Scenario
+from playground.measures.figures import Totals
 from playground.measures.must_keep import MustKeep
 from playground.money.cost import Pricing
 
@@ -89,7 +90,7 @@ def recommend(
         search.run([(RAW, RAW, [])], bounded=False)  # the raw history: whether there are dollars at all
         search.objective = (
             "cost_usd"
-            if all(s.get("cost_usd") is not None for s in search.tried[0].sessions)
+            if all(s.cost_usd is not None for s in search.tried[0].sessions)
             else "billed_context_tokens"
         )
         own = agent_policy(sessions, search.tried[0].sessions)
@@ -125,7 +126,7 @@ def recommend(
     )
 
 
-def agent_policy(sessions: Sequence[Session], raw: Sequence[Mapping[str, Any]]) -> tuple[str, list] | None:
+def agent_policy(sessions: Sequence[Session], raw: Sequence[Totals]) -> tuple[str, list] | None:
     """The agent's own policy (its preset and stack) where it is the reference for these
     sessions: one agent recorded them all, and one of them compacted or outgrew its window
     (``raw``: the raw history's totals in each)."""

@@ -19,7 +19,7 @@ def test_totals_gives_every_declared_figure_and_no_other():
     (session,) = read_path(ROOT / "tests/fixtures/formats/claude-code/sniffly_d3ad4cdc.jsonl")
     config = parse_config("version: 1\nstack: [ToolEvictionPolicy: {}, CompactionPolicy: {}]", "x.yaml")
     figures = evaluate(session, config.stack, Config().scenario_for(session)).totals
-    assert list(figures) == [f.key for f in TOTALS]
+    assert list(figures.as_dict()) == [f.key for f in TOTALS]
 
 
 def test_every_figure_says_its_unit_and_what_it_means():

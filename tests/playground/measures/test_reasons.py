@@ -9,6 +9,7 @@ import pytest
 
 from playground.engine.replay import replay
 from playground.formats import read_path
+from playground.measures.figures import Totals
 from playground.measures.metrics import totals, turn_table
 from playground.measures.reasons import difference_words
 from playground.stacks.config import Config
@@ -38,4 +39,4 @@ def test_the_parts_of_the_difference_add_up_to_it(path):
 
 
 def test_no_price_no_reason_in_dollars():
-    assert difference_words({"cost_usd": None}) == ""
+    assert difference_words(Totals(turns=3, cost_usd=None)) == ""
