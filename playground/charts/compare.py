@@ -110,9 +110,7 @@ def sweep_chart(sweep: Sweep, loss: str) -> go.Figure:
     # it, what the agent sent (the same for every point: the first that ran holds them)
     first = ran[0][1].totals
     references = [
-        (name, first[key])
-        for name, key in SWEEP_REFERENCES[cost]
-        if isinstance(first[key], int | float)
+        (name, first[key]) for name, key in SWEEP_REFERENCES[cost] if isinstance(first[key], int | float)
     ]
     xs = [p.totals[cost] for _, p in ran] + [value for _, value in references]
     low, high = min(xs), max(xs)
