@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+import pandas as pd
+
 from playground.engine.replay import ReplayResult, Settings, replay
 from playground.engine.session import Session
 from playground.engine.tokens import TokenCounter
+from playground.measures import must_keep as must_keep_measure
 from playground.measures.figures import Totals
-from playground.measures.metrics import TurnTable, totals, turn_table
+from playground.measures.metrics import TurnTable, totals, turn_table, with_must_keep
 from playground.measures.must_keep import MustKeep
 from playground.models.catalogue import at_recorded_model
 from playground.money.cost import Pricing
@@ -79,3 +82,22 @@ def evaluate(
     )
     table = turn_table(result, scenario.pricing, scenario.must_keep)
     return Evaluation(result, table, totals(table))
+
+
+@dataclass(frozen=True)
+class MustKeepCheck:
+    """A replay's figures with the must-keep facts checked: the per-turn frame with its
+    must-keep columns, the totals, and each fact's state at every turn (for the chart)."""
+
+    turns: pd.DataFrame
+    totals: Totals
+    states: pd.DataFrame
+
+
+def check_must_keep(result: ReplayResult, turns: pd.DataFrame, facts: Sequence[MustKeep]) -> MustKeepCheck:
+    """The must-keep facts checked on a replay evaluated without them (``turns``: its per-turn
+    frame): the same figures ``evaluate`` gives with the facts in its scenario, so one replay
+    serves every set of facts. MustKeepError when matching runs out of its time."""
+    states = must_keep_measure.states(result, tuple(facts))
+    frame = with_must_keep(turns, states)
+    return MustKeepCheck(frame, totals(frame), states)

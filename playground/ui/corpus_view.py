@@ -21,6 +21,7 @@ from playground.analyses.corpus import (
     session_table,
     summary_by_figure,
 )
+from playground.analyses.replay_store import Lru
 from playground.charts.compare import EDITING_COLOUR, corpus_chart
 from playground.engine.session import Session
 from playground.limits import LIMITS
@@ -33,10 +34,10 @@ from policies.registry import PolicySpec
 
 
 @st.cache_resource(show_spinner=False)
-def _figures() -> cache.Lru:
+def _figures() -> Lru:
     """Each session's rows under a job, by (content hash, job digest): small, so a corpus of
     runs costs its replays once; sized to the tab's budget times the stacks it compares."""
-    return cache.Lru(LIMITS.max_app_corpus_sessions * (LIMITS.max_candidates + 1))
+    return Lru(LIMITS.max_app_corpus_sessions * (LIMITS.max_candidates + 1))
 
 
 @dataclass(kw_only=True)
@@ -48,7 +49,7 @@ class CorpusRun(background.Job):
 
 
 def _replay(
-    run: CorpusRun, choices: list[tuple[str, Session]], job: Job, figures: cache.Lru, api_key: str | None
+    run: CorpusRun, choices: list[tuple[str, Session]], job: Job, figures: Lru, api_key: str | None
 ) -> None:
     """Each session under each stack, on the run's thread; a session replayed before is read back."""
     digest, counter = job.digest(), cache.counter_for(job.model)

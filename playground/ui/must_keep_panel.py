@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from playground.measures import must_keep
-from playground.measures.metrics import totals, with_must_keep
+from playground.ui import cache
 from playground.ui.cache import Replayed
 from playground.ui.text import escape_markdown
 
@@ -34,26 +34,12 @@ def show() -> tuple[must_keep.MustKeep, ...]:
 def checked(
     replayed: Replayed, facts: tuple[must_keep.MustKeep, ...]
 ) -> tuple[Replayed, pd.DataFrame | None]:
-    """``replayed`` with its per-turn must-keep columns, and the per-fact states for the chart
-    (None when nothing is declared or matching ran out of time, which the page then says)."""
+    """``replayed`` with its per-turn must-keep columns and totals, and the per-fact states for
+    the chart (None when nothing is declared or matching ran out of time, which it says)."""
     if not facts:
         return replayed, None
-    declared = tuple(fact.text for fact in facts)
-    # shared by every browser on this replay; read once into a local, so another session
-    # replacing the entry between two lines cannot pull it away
-    memo = replayed.must_keep_checked  # a rerun that moves nothing (a tab, a turn) reuses it
-    result = memo.get(declared)
-    if result is None:
-        try:
-            states = must_keep.states(replayed.result, facts)
-        except must_keep.MustKeepError as error:  # kept too: a slow pattern costs its budget once
-            result = str(error)
-        else:
-            turns = with_must_keep(replayed.turns, states)
-            result = (dataclasses.replace(replayed, turns=turns, totals=totals(turns)), states)
-        memo.clear()  # the last declaration only: the memo stays the size of one check
-        memo[declared] = result
-    if isinstance(result, str):
-        st.error(escape_markdown(result))
+    check = cache.must_keep_check(replayed, facts)
+    if isinstance(check, str):
+        st.error(escape_markdown(check))
         return replayed, None
-    return result
+    return dataclasses.replace(replayed, turns=check.turns, totals=check.totals), check.states

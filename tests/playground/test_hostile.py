@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playground import limits
+from playground.analyses.replay_store import ReplayStore
 from playground.cli.main import main
 from playground.engine.replay import Settings, replay
 from playground.engine.session import TranscriptError
@@ -22,7 +23,6 @@ from playground.measures.metrics import totals, turns_frame
 from playground.stacks.config import ConfigError, parse_config
 from playground.summaries.base import SummarizerError
 from playground.summaries.summary_cache import SummaryCache
-from playground.ui.cache import ReplayStore
 from policies import PolicySpec
 from policies.registry import POLICY_TYPES, SpecError, load_policy_class
 from tests.builders import assistant, make_session, system, tool_loop, user
@@ -179,14 +179,14 @@ def test_the_replay_store_is_bounded_in_bytes_and_per_browser_session():
     session = make_session(system(), user(), *tool_loop(20, 100), assistant("done"))
 
     def replayed(n):
-        from playground.ui.cache import Replayed
+        from playground.analyses.replay_store import Replayed
 
         result = replay(session, [PolicySpec("SlidingWindowPolicy", {"max_messages": 2 + n})])
         frame = turns_frame(result)
         return Replayed(result, frame, frame.iloc[:0], totals(frame))
 
     one = replayed(0)
-    from playground.ui.cache import replay_bytes
+    from playground.analyses.replay_store import replay_bytes
 
     store = ReplayStore(max_bytes=3 * replay_bytes(one), per_owner=2)
     for n in range(3):
@@ -200,7 +200,7 @@ def test_the_replay_store_is_bounded_in_bytes_and_per_browser_session():
 def test_a_closed_browser_sessions_replays_are_let_go_of():
     """Issue 49, 3: the server's memory rose after the sessions closed (their replays, and the
     sessions those pin, stayed until pushed out)."""
-    from playground.ui.cache import Replayed
+    from playground.analyses.replay_store import Replayed
 
     session = make_session(system(), user(), *tool_loop(5, 100), assistant("done"))
     result = replay(session, [])
@@ -218,7 +218,7 @@ def test_the_store_counts_each_session_it_pins_once_and_lets_closed_browsers_go_
     """Issue 58, 9: each replay pins its session, but the store counted 4 KiB a replay, so a
     16 MB session was invisible to its bound (itself 2 GiB, over the memory budget), and a closed
     browser's replays went only when another browser stored one."""
-    from playground.ui.cache import Replayed, replay_bytes, session_bytes
+    from playground.analyses.replay_store import Replayed, replay_bytes, session_bytes
 
     big = make_session(system(), user(), *tool_loop(20, 5_000), assistant("done"))
     result = replay(big, [])

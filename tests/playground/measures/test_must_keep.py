@@ -153,3 +153,21 @@ def test_a_pattern_whose_repeats_would_exhaust_memory_is_refused_before_compilin
 def test_patterns_with_modest_or_literal_braces_still_compile():
     facts = must_keep.parse(["/EQ[0-9A-Z]{4}/", r"/\{99999}/", "/(ab){3}c{4}/", "/[{]{2}/", "x{100000000}"])
     assert [f.text for f in facts][-1] == "x{100000000}"  # plain text: braces are literal
+
+
+def test_facts_checked_on_a_replay_give_the_figures_of_a_replay_told_them():
+    """The app checks the facts on a replay evaluated without them (one replay serves every set
+    of facts); the CLI evaluates with them: the same per-turn columns and totals either way."""
+    from playground.engine.tokens import TokenCounter
+    from playground.measures.evaluate import Scenario, check_must_keep, evaluate
+
+    (session,) = read_path(LEAVE)
+    facts = must_keep.parse(["fixed-term contract", "/INV-[0-9]+/", "annual leave"])
+    stack = window(4)
+    told = evaluate(session, stack, Scenario(must_keep=facts), TokenCounter("gpt-4o"))
+    plain = evaluate(session, stack, Scenario(), TokenCounter("gpt-4o"))
+    check = check_must_keep(plain.result, plain.table.frame(), facts)
+    assert check.totals == told.totals and told.totals.distinct_must_keep_lost > 0
+    frame = told.table.frame()
+    assert check.turns["lost_must_keep"].tolist() == frame["lost_must_keep"].tolist()
+    assert set(check.states["fact"]) == {fact.text for fact in facts}
