@@ -143,7 +143,8 @@ def comparison_table(comparison: Comparison) -> str:
 
 
 def run_sweep_command(args: argparse.Namespace) -> int:
-    from playground.cli.common import DEFAULT_PRESET, UsageError, pick_session, preset_config
+    from playground.cli.common import UsageError, pick_session, preset_config
+    from playground.stacks.presets import DEFAULT_PRESET
 
     config = load_config(args.config) if args.config else preset_config(args.preset or DEFAULT_PRESET)
     if args.model:
@@ -256,7 +257,8 @@ def add_corpus_command(commands: Any) -> None:
 
 def run_corpus_command(args: argparse.Namespace) -> int:
     from playground.analyses.corpus import Job, deltas, read_sessions, run_corpus, sources, summary, worst
-    from playground.cli.common import DEFAULT_PRESET, UsageError
+    from playground.cli.common import UsageError
+    from playground.stacks.presets import DEFAULT_PRESET
 
     written = args.config or [DEFAULT_PRESET]
     config, stacks = candidates_of(written, args.model)

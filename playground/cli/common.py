@@ -13,10 +13,8 @@ from playground.engine.session import Session
 from playground.formats import read_path
 from playground.models.plausible import plausible
 from playground.stacks.config import Config
-from playground.stacks.presets import PRESETS
+from playground.stacks.presets import DEFAULT_PRESET, PRESETS
 from policies.base import shown
-
-DEFAULT_PRESET = "pyagentic recommended"
 
 
 class UsageError(ValueError):

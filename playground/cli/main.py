@@ -32,6 +32,7 @@ from playground.cli.compactions import add_command as add_compactions_command
 from playground.cli.recommend import add_command as add_recommend_command
 from playground.cli.screenshot import add_command as add_screenshot_command
 from playground.cli.text_table import text_table, write_csv
+from playground.engine.defaults import DEFAULT_MODEL
 from playground.engine.replay import NO_TURNS, ReplayResult
 from playground.engine.session import Session, TranscriptError
 from playground.engine.tokens import TokenCounter
@@ -84,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
         "validate", help="read transcripts and report what they hold and what is wrong"
     )
     validate.add_argument("files", nargs="+", metavar="FILE")
-    validate.add_argument("--model", default="gpt-4o", help="model whose tokenizer counts raw tokens")
+    validate.add_argument("--model", default=DEFAULT_MODEL, help="model whose tokenizer counts raw tokens")
 
     rep = commands.add_parser("replay", help="replay sessions through a policy stack")
     rep.add_argument("files", nargs="+", metavar="FILE")
@@ -436,9 +437,9 @@ def _replay(args: argparse.Namespace) -> int:
             config.must_keep = parse_must_keep(declared, "--must-keep")
         except MustKeepError as error:
             raise UsageError(str(error)) from None
-    if config.summarizer.get("kind") == "openai":  # the user should know where their key goes
+    if config.settings.summarizer.fetches:  # the user should know where their key goes
         try:
-            choice = choose_key(config.summarizer.get("base_url", ""), None, hosted=False)
+            choice = choose_key(config.settings.summarizer.setting("base_url"), None, hosted=False)
         except EndpointError as error:
             raise ConfigError(f"summarizer: {error}") from None
         print(f"playground: {visible(choice.notice)}", file=sys.stderr)
@@ -455,7 +456,7 @@ def _replay_file(file: str, args: argparse.Namespace, config: Config) -> None:
     session = pick_session(sessions, args.session, file)
     for warning in session.warnings:  # what the reader noticed and did not change: said before figures
         print(visible(f"warning: {session.name}: {warning}"), file=sys.stderr)
-    slow = config.summarizer.get("kind") == "openai" and sys.stderr.isatty()
+    slow = config.settings.summarizer.fetches and sys.stderr.isatty()
     try:
         evaluated = evaluate(
             session, config.stack, config.scenario_for(session), progress=_progress_bar if slow else None

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 from playground.analyses.recommend import ANY, DEFAULT_TRIALS, PRESET, Budget, Recommendation, Tried, money
@@ -172,7 +173,7 @@ def run_recommend(args: argparse.Namespace) -> int:
             if len(chosen) == 1:
                 (model, window), *_ = chosen
                 config.name_model(model)
-                config.context_window = window
+                config.settings = replace(config.settings, context_window=window)
         if args.output:
             write_whole(args.output, lambda out: out.write(config.to_yaml()))
         if args.agent_settings:

@@ -18,6 +18,7 @@ from typing import Any
 
 from playground.engine.agent_changes import reattached, recorded_trims
 from playground.engine.calibration import CalibratedCounter, Fit, fit, split_earlier
+from playground.engine.defaults import DEFAULT_MODEL, DEFAULT_WINDOW
 from playground.engine.request_log import RequestLog
 from playground.engine.running import RunningContext
 from playground.engine.session import Session
@@ -25,7 +26,7 @@ from playground.engine.tokens import TokenCounter
 from playground.engine.validity import Violation, check_standing, check_window
 from playground.limits import LimitError, check_stack_size
 from playground.summaries.base import SummarizerError, SummaryStats
-from playground.summaries.summarizers import make_summarizer
+from playground.summaries.summarizers import SummarizerSpec, make_summarizer
 from playground.summaries.summary_cache import SummaryCache
 from policies.agent_record import AgentRecord, RecordedTrim
 from policies.base import EPHEMERAL, PER_TURN, PERSISTENT, Action, AppendEvent, CompileEvent, Policy, counted
@@ -39,10 +40,10 @@ from policies.registry import PolicySpec, SpecError
 class Settings:
     """Everything but the stack that a replay depends on."""
 
-    model: str = "gpt-4o"
-    context_window: int = 128_000
+    model: str = DEFAULT_MODEL
+    context_window: int = DEFAULT_WINDOW
     pin_standing_rules: bool = True
-    summarizer: dict[str, Any] = field(default_factory=lambda: {"kind": "extractive"})
+    summarizer: SummarizerSpec = field(default_factory=SummarizerSpec)
     # count as the provider recorded (engine.calibration) where the session records its usage
     calibrate: bool = True
 
@@ -51,7 +52,7 @@ class Settings:
             self.model,
             self.context_window,
             self.pin_standing_rules,
-            tuple(sorted(self.summarizer.items())),
+            self.summarizer,
             self.calibrate,
         )
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from playground.engine.defaults import DEFAULT_MODEL
 from playground.limits import LIMITS
 from policies.messages import Message
 
@@ -109,7 +110,7 @@ class TokenCounter:
     # one message (``calibration.CalibratedCounter``); none for a plain count
     earlier_block: Message | None = None
 
-    def __init__(self, model: str = "gpt-4o", encoder: Encoder | None = None) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, encoder: Encoder | None = None) -> None:
         encoding, vendor_exact = encoding_for_model(model)
         self.model = model
         self.encoder = encoder or load_encoder(encoding)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from playground.engine.replay import ReplayResult, Settings, replay
 from playground.engine.session import Session
@@ -21,6 +20,9 @@ from playground.models.catalogue import at_recorded_model
 from playground.money.cost import Pricing
 from playground.summaries.base import SummaryStats
 from policies.registry import PolicySpec
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)

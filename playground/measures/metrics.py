@@ -194,22 +194,22 @@ def turn_table(
                 "cache_break_repaid": 0 if brk is None else brk.repaid,
                 "cache_break_policy": "" if brk is None else brk.policy,
                 "cold_cache": int(cached.cold),
-                "cost_usd": None if report.stack_cost is None else report.stack_cost[n]["total"],
+                "cost_usd": None if report.stack_cost is None else report.stack_cost[n].total,
                 "summary_cost_usd": None if report.summary_cost is None else report.summary_cost[n],
                 **dict(zip(SUMMARY_COLUMNS, summaries.get(turn.number, (0, 0, 0)), strict=True)),
-                "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n]["total"],
+                "raw_cost_usd": None if report.raw_cost is None else report.raw_cost[n].total,
                 "raw_uncached_tokens": raw_cached.uncached,
             }
         )
         row.update(
             {
-                f"raw_cost_{part}_usd": None if report.raw_cost is None else report.raw_cost[n][part]
+                f"raw_cost_{part}_usd": None if report.raw_cost is None else report.raw_cost[n].part(part)
                 for part in PARTS
             }
         )
         row.update(
             {
-                f"cost_{part}_usd": None if report.stack_cost is None else report.stack_cost[n][part]
+                f"cost_{part}_usd": None if report.stack_cost is None else report.stack_cost[n].part(part)
                 for part in PARTS
             }
         )

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from playground.engine.defaults import DEFAULT_WINDOW  # a model no source knows: this window
 from playground.engine.replay import Settings
 from playground.engine.session import Session
 from playground.engine.tokens import encoding_for_model
 from playground.money.caching import CacheRule
 from playground.money.pricing import Price, default_cache_rule, find_price, genai_prices_release
-
-DEFAULT_WINDOW = 128_000  # a model no source knows: the window the playground starts with
 
 # (window, source) where genai-prices has no window or another than the provider documents
 _GPT_41 = (1_047_576, "OpenAI's model page: 1,047,576 tokens (genai-prices gives 1,000,000)")

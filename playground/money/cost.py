@@ -24,6 +24,7 @@ from playground.money.pricing import (
     PROVIDERS,
     Own,
     Price,
+    TurnCost,
     default_cache_rule,
     find_price,
     own_price,
@@ -151,8 +152,8 @@ class CostReport:
     stack: list[CacheTurn]
     raw: list[CacheTurn]
     output: list[int]  # reply tokens per turn
-    stack_cost: list[dict[str, float]] | None  # dollars per turn, total and parts; None without a price
-    raw_cost: list[dict[str, float]] | None
+    stack_cost: list[TurnCost] | None  # dollars per turn, total and parts; None without a price
+    raw_cost: list[TurnCost] | None
     summaries: list[tuple[int, int, int]]  # (turn, input, output) tokens per summary made
     summary_cost: list[float] | None  # dollars of the summaries made at each turn
     summary_priced_as: str | None  # the model the summaries are priced as
@@ -522,7 +523,7 @@ def _raw_deltas(result: ReplayResult) -> Iterator[Delta]:
 
 def _summary_price(result: ReplayResult) -> Price | None:
     """The summarizer's own model where it names one (an endpoint's model), else the replay's."""
-    model = result.settings.summarizer.get("model")
+    model = result.settings.summarizer.given_value("model")
     return find_price(model) if isinstance(model, str) and model else None
 
 

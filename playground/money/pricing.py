@@ -51,6 +51,13 @@ class Price:
     varies_by_hour: bool = False  # the provider charges more at some hours (DeepSeek's peak hours)
 
     @property
+    def listed_per_million(self) -> dict[str, float]:
+        """The base prices (the first tier, five-minute cache writes) per million tokens, by
+        ``PRICE_PARTS``: what a user corrects."""
+        base = self.rates[_tier_key(0, False)]
+        return {part: rate * MILLION for part, rate in zip(PRICE_PARTS, base, strict=True)}
+
+    @property
     def label(self) -> str:
         """Which entry of which genai-prices release priced it, and the user's own prices."""
         where = f"{self.model} at {self.provider_name}" if self.provider else self.model
@@ -373,17 +380,32 @@ def _hour(turn: CacheTurn, rule: CacheRule) -> int:
     return turn.write if rule.write_1h else 0
 
 
-def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> dict[str, float]:
-    """Dollars for one request split by ``turn`` with ``output`` reply tokens: the whole
-    (``total``) and its parts (cache reads, writes, uncached input, output), which add up to
-    it (under a long-context tier each part is priced alone, then scaled to the whole)."""
+@dataclass(frozen=True)
+class TurnCost:
+    """One request's dollars: the whole and its parts (``PARTS``), which add up to it."""
+
+    total: float
+    read: float
+    write: float
+    uncached: float
+    output: float
+
+    def part(self, name: str) -> float:
+        """A part by its name in ``PARTS`` (the per-turn columns are named after them)."""
+        if name not in PARTS:
+            raise KeyError(name)
+        return getattr(self, name)
+
+
+def turn_cost(price: Price, turn: CacheTurn, output: int, rule: CacheRule) -> TurnCost:
+    """Dollars for one request split by ``turn`` with ``output`` reply tokens: the whole and
+    its parts (cache reads, writes, uncached input, output), which add up to it (under a
+    long-context tier each part is priced alone, then scaled to the whole)."""
     total = request_cost(price, turn, output, rule)
-    parts = {
-        "read": price.cost(turn.read, turn.read, 0, 0),
-        "write": price.cost(turn.write, 0, turn.write, 0, _hour(turn, rule)),
-        "uncached": price.cost(turn.uncached, 0, 0, 0),
-        "output": price.cost(0, 0, 0, output),
-    }
-    whole = sum(parts.values())
+    read = price.cost(turn.read, turn.read, 0, 0)
+    write = price.cost(turn.write, 0, turn.write, 0, _hour(turn, rule))
+    uncached = price.cost(turn.uncached, 0, 0, 0)
+    out = price.cost(0, 0, 0, output)
+    whole = read + write + uncached + out
     scale = total / whole if whole else 0.0
-    return {"total": total, **{name: value * scale for name, value in parts.items()}}
+    return TurnCost(total, read * scale, write * scale, uncached * scale, out * scale)

@@ -24,7 +24,7 @@ import base64
 import json
 import os
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -39,7 +39,7 @@ from playground.money.cost import Pricing, PricingError
 from playground.stacks.candidates import Candidate
 from playground.summaries.base import SummarizerError
 from playground.summaries.secrets import secret_in
-from playground.summaries.summarizers import summarizer_settings
+from playground.summaries.summarizers import SummarizerSpec, summarizer_settings
 from policies.base import shown
 from policies.registry import PolicySpec, SpecError, load_policy_class
 
@@ -66,12 +66,10 @@ class ConfigError(ValueError):
 
 @dataclass
 class Config:
-    model: str = "gpt-4o"
-    context_window: int = 128_000
+    """A config file's content: the replay's settings, the stack, and what the replays share."""
+
+    settings: Settings = field(default_factory=Settings)
     stack: list[PolicySpec] = field(default_factory=list)
-    summarizer: dict[str, Any] = field(default_factory=lambda: {"kind": "extractive"})
-    pin_standing_rules: bool = True
-    calibrate: bool = True  # count as the provider recorded, where the session records its usage
     plugins: list[str] = field(default_factory=list)
     pricing: Pricing = field(default_factory=Pricing)
     must_keep: tuple[MustKeep, ...] = ()
@@ -82,15 +80,11 @@ class Config:
     def name_model(self, model: str) -> None:
         """The model the user named (CLI ``--model``): its context window too, where the file
         named none (as the app's model picker does)."""
-        self.model, self.model_given = model, True
+        window = self.settings.context_window
         if not self.window_given:
-            self.context_window = window_of(model, self.context_window)
-
-    @property
-    def settings(self) -> Settings:
-        return Settings(
-            self.model, self.context_window, self.pin_standing_rules, dict(self.summarizer), self.calibrate
-        )
+            window = window_of(model, window)
+        self.settings = replace(self.settings, model=model, context_window=window)
+        self.model_given = True
 
     def settings_for(self, session: Session) -> Settings:
         """The settings a replay of ``session`` runs with (``scenario_for``)."""
@@ -109,17 +103,19 @@ class Config:
     def to_data(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "version": VERSION,
-            "model": self.model,
-            "context_window": self.context_window,
+            "model": self.settings.model,
+            "context_window": self.settings.context_window,
         }
-        if not self.pin_standing_rules:
+        if not self.settings.pin_standing_rules:
             data["pin_standing_rules"] = False
-        if not self.calibrate:
+        if not self.settings.calibrate:
             data["calibrate"] = False
         if self.plugins:
             data["plugins"] = list(self.plugins)
         data["stack"] = [_entry(spec) for spec in self.stack]
-        data["summarizer"] = {k: v for k, v in self.summarizer.items() if k not in SECRET_KEYS}
+        data["summarizer"] = {
+            k: v for k, v in self.settings.summarizer.to_data().items() if k not in SECRET_KEYS
+        }
         if self.pricing.to_data():
             data["pricing"] = self.pricing.to_data()
         if self.must_keep:
@@ -248,35 +244,37 @@ def config_from_data(data: dict[str, Any]) -> Config:
         raise ConfigError(
             f"version {shown(version)} is not supported (this playground reads version {VERSION})"
         )
-    config = Config()
-    config.model = _typed(data, "model", str, config.model)
+    config, defaults = Config(), Settings()
+    model = _typed(data, "model", str, defaults.model)
     config.model_given = "model" in data
-    if secret_in(config.model):
+    if secret_in(model):
         raise ConfigError("model looks like it holds a secret (an API key); name the model only")
     config.window_given = "context_window" in data
     default_window = (
-        window_of(config.model, config.context_window) if config.model_given else config.context_window
+        window_of(model, defaults.context_window) if config.model_given else defaults.context_window
     )
-    config.context_window = _typed(data, "context_window", int, default_window)
-    if not 1_000 <= config.context_window <= 100_000_000:
-        raise ConfigError(
-            f"context_window must be from 1000 to 100000000, got {shown(config.context_window)}"
-        )
-    config.pin_standing_rules = _typed(data, "pin_standing_rules", bool, True)
-    config.calibrate = _typed(data, "calibrate", bool, True)
+    window = _typed(data, "context_window", int, default_window)
+    if not 1_000 <= window <= 100_000_000:
+        raise ConfigError(f"context_window must be from 1000 to 100000000, got {shown(window)}")
     config.plugins = _typed(data, "plugins", list, [])
     for plugin in config.plugins:
         if not isinstance(plugin, str):
             raise ConfigError(f"plugins: each entry must be text ('module:Class'), got {shown(plugin)}")
         load_policy_class(plugin)
-    summarizer = _typed(data, "summarizer", dict, config.summarizer)
+    summarizer = _typed(data, "summarizer", dict, defaults.summarizer.to_data())
     secrets = [k for k in summarizer if k in SECRET_KEYS]
     if secrets:
         raise ConfigError(
             f"summarizer: {secrets[0]!r} is a secret; set it in the environment, not in a config file"
         )
     summarizer_settings(summarizer)  # validates
-    config.summarizer = dict(summarizer)
+    config.settings = Settings(
+        model,
+        window,
+        _typed(data, "pin_standing_rules", bool, defaults.pin_standing_rules),
+        SummarizerSpec.of(summarizer),
+        _typed(data, "calibrate", bool, defaults.calibrate),
+    )
     if data.get("pricing") is not None:
         try:
             config.pricing = Pricing.from_data(data["pricing"])

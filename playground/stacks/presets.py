@@ -147,6 +147,8 @@ FRAMEWORK_PRESETS: dict[str, tuple[str, ...]] = {
 
 # the preset that is each agent's own policy, by the format of the transcripts it writes: replayed
 # from its record (its compactions, its trims), the reference a stack is measured against
+DEFAULT_PRESET = "pyagentic recommended"  # the stack a replay starts with, where nothing names one
+
 OWN_PRESETS: dict[str, str] = {
     "Claude Code session": "Claude Code: auto-compact",
     "Codex CLI rollout": "Codex CLI: auto-compact (90% of the window)",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from playground.limits import LIMITS, over
@@ -88,10 +90,50 @@ SUMMARIZER_PARAMS: dict[str, tuple[Param, ...]] = {
 }
 
 
-def summarizer_settings(spec: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
+DEFAULT_KIND = "extractive"  # offline and deterministic: every replay runs without a network
+
+
+@dataclass(frozen=True)
+class SummarizerSpec:
+    """Which summarizer a replay's compactions call, and the settings given for it (the others
+    at their declared defaults, ``SUMMARIZER_PARAMS``). Never holds a key."""
+
+    kind: str = DEFAULT_KIND
+    given: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, data: Mapping[str, Any] | None) -> SummarizerSpec:
+        """A ``summarizer:`` section as written (``{kind: openai, model: ...}``), unchecked."""
+        data = dict(data or {})
+        kind = data.pop("kind", DEFAULT_KIND)
+        return cls(kind, tuple(sorted(data.items(), key=lambda item: str(item[0]))))
+
+    def setting(self, name: str) -> Any:
+        """A setting as given, else its declared default (None for one the kind does not declare)."""
+        given = dict(self.given)
+        if name in given:
+            return given[name]
+        declared = {p.name: p.default for p in SUMMARIZER_PARAMS.get(self.kind, ())}
+        return declared.get(name)
+
+    def given_value(self, name: str) -> Any:
+        """A setting as given (None where it was left at its default)."""
+        return dict(self.given).get(name)
+
+    @property
+    def fetches(self) -> bool:
+        """Whether its summaries come from an endpoint (a key may be sent, a call may be slow)."""
+        return self.kind == "openai"
+
+    def to_data(self) -> dict[str, Any]:
+        """The ``summarizer:`` section a config writes."""
+        return {"kind": self.kind, **dict(self.given)}
+
+
+def summarizer_settings(spec: SummarizerSpec | Mapping[str, Any] | None) -> tuple[str, dict[str, Any]]:
     """The kind and every setting of a ``summarizer:`` section, checked against the declarations."""
-    spec = dict(spec or {"kind": "extractive"})
-    kind = spec.pop("kind", "extractive")
+    spec = spec.to_data() if isinstance(spec, SummarizerSpec) else dict(spec or {"kind": DEFAULT_KIND})
+    kind = spec.pop("kind", DEFAULT_KIND)
     declared = SUMMARIZER_PARAMS.get(kind) if isinstance(kind, str) else None
     if declared is None:
         raise SummarizerError(
@@ -170,7 +212,7 @@ class BoundedSummarizer:
 
 
 def make_summarizer(
-    spec: dict[str, Any] | None,
+    spec: SummarizerSpec | Mapping[str, Any] | None,
     api_key: str | None = None,
     cache: Any = None,
     counter: Any = None,

@@ -27,12 +27,8 @@ def current_config(
 ) -> Config:
     return Config(
         candidates=tuple(candidates_panel.candidates()),
-        model=settings.model,
-        context_window=settings.context_window,
+        settings=settings,
         stack=specs,
-        summarizer=dict(settings.summarizer),
-        pin_standing_rules=settings.pin_standing_rules,
-        calibrate=settings.calibrate,
         pricing=pricing,
         must_keep=must_keep,
     )
@@ -102,18 +98,19 @@ def apply_config(config: Config, origin: str) -> None:
     """A config's stack, model, window, summarizer, pricing, must-keep facts and candidates
     into the page's state (before their widgets are made)."""
     stack_editor.replace_stack(config.stack, "config", origin)
-    st.session_state["model"] = config.model
+    settings = config.settings
+    st.session_state["model"] = settings.model
     st.session_state["model_chosen"] = st.session_state["model_chosen"] or config.model_given
-    st.session_state["context_window"] = config.context_window
-    st.session_state["pin_standing_rules"] = config.pin_standing_rules
-    st.session_state["calibrate"] = config.calibrate
-    st.session_state["summarizer"] = dict(config.summarizer)
+    st.session_state["context_window"] = settings.context_window
+    st.session_state["pin_standing_rules"] = settings.pin_standing_rules
+    st.session_state["calibrate"] = settings.calibrate
+    st.session_state["summarizer"] = settings.summarizer.to_data()
     st.session_state["price_as"] = config.pricing.model
     st.session_state["cache_rule"] = config.pricing.cache
     for part, value in zip(PRICE_PARTS, config.pricing.own, strict=True):
         st.session_state[f"price_{part}"] = value
     st.session_state["must_keep_text"] = "\n".join(fact.text for fact in config.must_keep)
-    summarizer_panel.load(config.summarizer)
+    summarizer_panel.load(settings.summarizer.to_data())
     if config.candidates:
         candidates_panel.replace_all(list(config.candidates))
 

@@ -416,7 +416,7 @@ def summarizer_line(replayed: Replayed) -> None:
         st.info(escape_markdown(note))
     if stats.calls:
         st.caption(
-            f"Summarizer ({replayed.result.settings.summarizer.get('kind')}): {stats.calls} summaries "
+            f"Summarizer ({replayed.result.settings.summarizer.kind}): {stats.calls} summaries "
             f"({stats.cache_hits} from cache, {stats.failures} failed); "
             f"its own token use {stats.prompt_tokens:,} in + {stats.completion_tokens:,} out."
         )

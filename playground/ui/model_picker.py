@@ -9,7 +9,8 @@ from playground.engine.session import Session
 from playground.models.catalogue import PICKER, at_recorded_model, window_of, window_words
 from playground.money.caching import RULES
 from playground.money.cost import MAX_PRICE_PER_MILLION, Pricing
-from playground.money.pricing import MILLION, PRICE_PARTS, find_price
+from playground.money.pricing import PRICE_PARTS, find_price
+from playground.summaries.summarizers import SummarizerSpec
 from playground.ui import cache
 from playground.ui.text import escape_markdown
 
@@ -55,7 +56,7 @@ def pricing() -> Pricing:
                 step=0.01,
                 format="%.4g",
                 key=f"price_{part}",
-                placeholder=f"{listed.rates['0 0'][i] * MILLION:.4g}" if listed else "not listed",
+                placeholder=f"{listed.listed_per_million[part]:.4g}" if listed else "not listed",
                 help=f"Your price per million tokens of {PART_LABELS[part].lower()} in place of "
                 "genai-prices'; empty: genai-prices'.",
             )
@@ -125,6 +126,6 @@ def show(summarizer: dict, session: Session | None = None) -> Settings:
         model=st.session_state["model"],
         context_window=int(st.session_state["context_window"]),
         pin_standing_rules=st.session_state["pin_standing_rules"],
-        summarizer=dict(summarizer),
+        summarizer=SummarizerSpec.of(summarizer),
         calibrate=st.session_state["calibrate"],
     )

@@ -85,7 +85,7 @@ def main() -> None:
         progress = st.empty()
 
         def show_progress(turn: int, turns: int, stats: SummaryStats) -> None:
-            if settings.summarizer.get("kind") == "openai":  # summaries may be fetched: say how far we are
+            if settings.summarizer.fetches:  # summaries may be fetched: say how far we are
                 fetched = stats.calls - stats.cache_hits
                 text = (
                     f"Turn {turn} of {turns}: {fetched} summaries fetched, {stats.cache_hits} from the cache"

@@ -15,6 +15,7 @@ from streamlit_sortables import sort_items
 from playground.engine.replay import moved_ahead
 from playground.engine.session import Session
 from playground.stacks.presets import (
+    DEFAULT_PRESET,
     OWN_PRESETS,
     available_presets,
     own_preset,
@@ -26,7 +27,6 @@ from policies.base import Param, Policy
 from policies.registry import POLICY_TYPES, PolicySpec, SpecError
 
 SLIDER_SPAN = 500  # integer ranges up to this wide get a slider; wider ones a number input
-DEFAULT_PRESET = "pyagentic recommended"
 
 
 def _widget_key(entry_id: int, param: str) -> str:

@@ -8,12 +8,15 @@ from typing import Any
 
 import streamlit as st
 
+from playground.engine.defaults import DEFAULT_MODEL, DEFAULT_WINDOW
+from playground.summaries.summarizers import DEFAULT_KIND
+
 # the result tabs, key "view"
 VIEWS = ("Charts", "Compare", "Sweep", "Recommend", "Corpus", "Side by side", "Events", "Export")
 
 DEFAULTS = {
-    "model": "gpt-4o",
-    "context_window": 128_000,
+    "model": DEFAULT_MODEL,
+    "context_window": DEFAULT_WINDOW,
     "pin_standing_rules": True,
     "calibrate": True,  # count as the provider recorded, where the session records its usage
     "model_for": None,  # the session (content hash) the model was last set for (ui.model_picker)
@@ -28,7 +31,7 @@ DEFAULTS = {
     "config_upload_seen": None,
     "config_error": None,  # the message of the last config import that failed
     "turn": 1,
-    "summarizer": {"kind": "extractive"},
+    "summarizer": {"kind": DEFAULT_KIND},
     "price_as": "",  # price as this model; "" is the model's own
     "cache_rule": "auto",  # the prompt-cache rule pricing uses; auto is the provider's
     # the user's own prices, dollars per million tokens (None: genai-prices')

@@ -22,6 +22,7 @@ from playground.formats import read_bytes
 from playground.measures.metrics import totals, turns_frame
 from playground.stacks.config import ConfigError, parse_config
 from playground.summaries.base import SummarizerError
+from playground.summaries.summarizers import SummarizerSpec
 from playground.summaries.summary_cache import SummaryCache
 from policies import PolicySpec
 from policies.registry import POLICY_TYPES, SpecError, load_policy_class
@@ -58,7 +59,9 @@ def long_session():
 
 
 def openai(stub, **extra):
-    return Settings(summarizer={"kind": "openai", "model": "m", "base_url": stub.base_url, **extra})
+    return Settings(
+        summarizer=SummarizerSpec.of({"kind": "openai", "model": "m", "base_url": stub.base_url, **extra})
+    )
 
 
 def failures(result):
@@ -123,7 +126,9 @@ def test_the_servers_own_endpoint_gets_the_servers_key(server_key, stub, cache, 
 
 
 def test_in_the_app_plain_http_goes_only_to_this_machine(server_key):
-    remote = Settings(summarizer={"kind": "openai", "base_url": "http://summaries.example/v1"})
+    remote = Settings(
+        summarizer=SummarizerSpec.of({"kind": "openai", "base_url": "http://summaries.example/v1"})
+    )
     with pytest.raises(SummarizerError, match="plain http is allowed only to this machine"):
         replay(long_session(), STACK, remote, api_key=PASTED, hosted=True)
 

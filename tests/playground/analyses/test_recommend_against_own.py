@@ -65,8 +65,8 @@ def test_the_written_config_replays_to_the_reported_dollars_at_the_session_s_mod
         reported = json.loads(report.read_text())["best"]["cost"]
         (session, *_) = read_path(path)
         config = load_config(str(best))
-        assert config.model == session.recorded_model
-        assert config.context_window == Config().settings_for(session).context_window
+        assert config.settings.model == session.recorded_model
+        assert config.settings.context_window == Config().settings_for(session).context_window
         replayed = tmp_path / f"{path.stem}-replay.json"
         assert main(["replay", str(path), "--config", str(best), "--json", str(replayed)]) == 0
         assert json.loads(replayed.read_text())["summary"]["cost_usd"] == pytest.approx(reported, abs=1e-6)

@@ -20,12 +20,12 @@ SAMPLES = SYNTHETIC
 def test_a_config_naming_a_model_and_no_window_replays_in_that_model_s_window(tmp_path):
     window = find_price("gpt-3.5-turbo").context_window
     assert window and window < 128_000
-    assert parse_config("version: 1\nmodel: gpt-3.5-turbo\nstack: []\n").context_window == window
+    assert parse_config("version: 1\nmodel: gpt-3.5-turbo\nstack: []\n").settings.context_window == window
     given = parse_config("version: 1\nmodel: gpt-3.5-turbo\ncontext_window: 64000\nstack: []\n")
-    assert given.context_window == 64_000  # a window the file names is kept
+    assert given.settings.context_window == 64_000  # a window the file names is kept
     named = Config()
     named.name_model("gpt-3.5-turbo")  # --model, no config
-    assert named.context_window == window
+    assert named.settings.context_window == window
     config = tmp_path / "c.yaml"
     config.write_text("version: 1\nmodel: gpt-3.5-turbo\nstack: []\n")
     out = tmp_path / "out.json"

@@ -8,6 +8,7 @@ from playground.engine.replay import Settings, moved_ahead, replay
 from playground.engine.tokens import TokenCounter
 from playground.engine.validity import STANDING_RULES
 from playground.measures.metrics import totals, turns_frame
+from playground.summaries.summarizers import SummarizerSpec
 from policies import PolicySpec
 from policies.base import CompileEvent, Param, ParamError, Policy
 from policies.registry import register
@@ -314,7 +315,7 @@ def test_compaction_summarizes_with_the_configured_extractive_summarizer():
     result = replay(
         agentic_session(rounds=20, size=800),
         [spec("CompactionPolicy", max_input_tokens=1_000, keep_recent=2)],
-        Settings(summarizer={"kind": "extractive", "max_chars": 200}),
+        Settings(summarizer=SummarizerSpec.of({"kind": "extractive", "max_chars": 200})),
     )
     assert totals(turns_frame(result))["compactions"] >= 1
     summary = next(m for t in result.turns for m in t.context if m.kind == "summary")

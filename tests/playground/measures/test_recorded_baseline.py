@@ -129,7 +129,7 @@ def test_calibrate_false_round_trips_through_a_config():
     config = parse_config("version: 1\ncalibrate: false\nstack: []\n", "c.yaml")
     assert config.settings.calibrate is False and not config.model_given
     assert "calibrate: false" in config.to_yaml()
-    assert parse_config(config.to_yaml(), "again.yaml").calibrate is False
+    assert parse_config(config.to_yaml(), "again.yaml").settings.calibrate is False
     assert "calibrate" not in Config().to_yaml()
 
 

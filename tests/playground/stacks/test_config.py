@@ -1,6 +1,8 @@
 import pytest
 
+from playground.engine.replay import Settings
 from playground.stacks.config import Config, ConfigError, parse_config
+from playground.summaries.summarizers import SummarizerSpec
 from policies import POLICY_TYPES, PolicySpec, SpecError
 
 CANONICAL = """\
@@ -103,7 +105,7 @@ def test_bad_configs_are_refused_naming_the_entry(text, message):
 
 
 def test_exports_never_carry_a_secret():
-    config = Config(summarizer={"kind": "extractive", "api_key": "sk-secret"})
+    config = Config(Settings(summarizer=SummarizerSpec.of({"kind": "extractive", "api_key": "sk-secret"})))
     assert "sk-secret" not in config.to_yaml() and "sk-secret" not in config.to_json()
 
 
@@ -114,9 +116,9 @@ def test_a_page_address_carries_a_config_both_ways_and_refuses_a_bomb():
     from playground.stacks.config import ConfigError, address_of, config_at
     from playground.stacks.presets import PRESETS
 
-    config = Config(model="gpt-4.1", stack=list(PRESETS["pyagentic recommended"]))
+    config = Config(Settings(model="gpt-4.1"), stack=list(PRESETS["pyagentic recommended"]))
     back = config_at(address_of(config))
-    assert back.model == "gpt-4.1" and back.stack == config.stack and len(address_of(config)) < 600
+    assert back.settings.model == "gpt-4.1" and back.stack == config.stack and len(address_of(config)) < 600
     bomb = base64.urlsafe_b64encode(zlib.compress(b" " * 10_000_000, 9)).decode().rstrip("=")
     with pytest.raises(ConfigError, match="inflates past"):
         config_at(bomb)

@@ -9,6 +9,7 @@ from playground.cli.main import main
 from playground.engine.replay import Settings, replay
 from playground.measures.metrics import totals, turns_frame
 from playground.stacks.config import Config, parse_config
+from playground.summaries.summarizers import SummarizerSpec
 from playground.summaries.summary_cache import SummaryCache
 from policies import PolicySpec
 from tests.builders import assistant, make_session, system, tool_loop, user
@@ -34,9 +35,8 @@ def session():
 
 
 def settings(stub, **extra):
-    return Settings(
-        summarizer={"kind": "openai", "model": "summarizer-test", "base_url": stub.base_url, **extra}
-    )
+    spec = {"kind": "openai", "model": "summarizer-test", "base_url": stub.base_url, **extra}
+    return Settings(summarizer=SummarizerSpec.of(spec))
 
 
 def summaries(result):
@@ -93,9 +93,7 @@ def test_no_key_anywhere_in_exports_or_logs(stub, tmp_path, monkeypatch, capsys,
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("PLAYGROUND_CACHE_DIR", str(tmp_path / "cache"))
-    config = Config(
-        stack=STACK, summarizer={"kind": "openai", "model": "summarizer-test", "base_url": stub.base_url}
-    )
+    config = Config(settings(stub), stack=STACK)
     config_path = tmp_path / "stack.yaml"
     config_path.write_text(config.to_yaml())
     session_path = tmp_path / "session.json"
@@ -111,7 +109,7 @@ def test_no_key_anywhere_in_exports_or_logs(stub, tmp_path, monkeypatch, capsys,
     for text in (config_path.read_text(), out.read_text(), captured.out, captured.err, caplog.text):
         assert SECRET not in text
     assert "api_key" not in config_path.read_text()
-    assert parse_config(config_path.read_text()).summarizer["kind"] == "openai"
+    assert parse_config(config_path.read_text()).settings.summarizer.kind == "openai"
 
 
 def test_openai_settings_are_checked_like_policy_parameters():

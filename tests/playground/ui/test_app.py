@@ -923,7 +923,9 @@ def test_the_page_s_address_keeps_the_stack_model_and_candidates_so_a_refresh_or
     at.selectbox(key="model").set_value("claude-sonnet-4-5").run()
     address = at.query_params["stack"]
     config = config_at(address[0] if isinstance(address, list) else address)
-    assert [s.name for s in config.stack] == ["SlidingWindowPolicy"] and config.model == "claude-sonnet-4-5"
+    assert [s.name for s in config.stack] == [
+        "SlidingWindowPolicy"
+    ] and config.settings.model == "claude-sonnet-4-5"
     # a new browser session (a refresh, or a link someone sent) on that address
     again = AppTest.from_file(APP, default_timeout=60)
     again.query_params["stack"] = address
