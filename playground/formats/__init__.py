@@ -17,18 +17,21 @@ from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, Session, TranscriptError
-from playground.formats import (
-    aider,
-    claude_code,
-    cline,
-    compressed,
-    inspect_ai,
-    llm_log,
-    openhands_v1,
-)
+from playground.formats import claude_code, cline, compressed, inspect_ai
 from playground.formats.beside import reading_from_disk
 from playground.formats.builder import check_sessions, read_time_bounded, too_many_messages
-from playground.formats.catalogue import DOCUMENT_READERS, LINE_LOG_READERS, MESSAGE_DIALECTS, MessageList
+from playground.formats.catalogue import (
+    ARCHIVE_READERS,
+    DOCUMENT_READERS,
+    FOLDER_READERS,
+    LINE_LOG_READERS,
+    MESSAGE_DIALECTS,
+    NOT_SESSIONS,
+    READABLE,
+    TEXT_READERS,
+    Reader,
+)
+from playground.formats.given import Given
 from playground.formats.json_text import json_lines, parse_json
 from playground.limits import LIMITS, LimitError, over, read_limited
 from policies.base import shown
@@ -56,32 +59,18 @@ def _read_path(file: str) -> list[Session]:
 
 
 def _read_folder(folder: str) -> list[Session]:
-    """A folder that is one session: an OpenHands V1 conversation (``base_state.json`` and
-    ``events/``, a file an event), or the LLM completion logs of one conversation, a file a call."""
-    events = os.path.join(folder, "events")
-    if os.path.isdir(events):
-        state = os.path.join(folder, "base_state.json")
-        base = _json_file(state) if os.path.isfile(state) else None
-        items = [data for _, data in _json_files(events)]
-        return openhands_v1.read(items, folder, base if isinstance(base, dict) else None)
-    logs = _json_files(folder)
-    if not logs:
+    """A folder that is one session: an OpenHands V1 conversation, or the LLM completion logs
+    of one conversation, a file a call."""
+    sessions = _first(FOLDER_READERS, Given(folder, folder))
+    if sessions is None:
         raise TranscriptError(folder, "", "a folder with no .json file: name a transcript file")
-    return llm_log.read_folder(logs, folder)
+    return sessions
 
 
-def _json_files(folder: str) -> list[tuple[str, Any]]:
-    """The .json files of a folder in name order (as many as a session may hold messages), parsed."""
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))[: LIMITS.max_messages]
-    return [(name, _json_file(os.path.join(folder, name))) for name in names]
-
-
-def _json_file(path: str) -> Any:
-    try:
-        text = read_limited(path, "max_file_bytes").decode("utf-8-sig")
-    except (LimitError, OSError, UnicodeDecodeError) as error:
-        raise TranscriptError(path, "", str(error)) from None
-    return parse_json(text, path)
+def _first(readers: tuple[Reader, ...], given: Given) -> list[Session] | None:
+    """What the first of ``readers`` the data looks like reads; None where it looks like none."""
+    reader = next((r for r in readers if r.looks_like(given)), None)
+    return None if reader is None else reader.read(given)
 
 
 def read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None = None) -> list[Session]:
@@ -99,7 +88,7 @@ def _read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None) -> l
     if compressed.is_compressed(data):  # a rollout Codex compressed (.jsonl.zst), a gzipped log
         data = compressed.unpack(data, file)
     if data.startswith(inspect_ai.ZIP_MAGIC):  # a zip: Inspect AI's .eval logs, OpenHands conversations
-        sessions = _read_zip(data, file)
+        sessions = _first(ARCHIVE_READERS, Given(data, file)) or []
         check_sessions(len(sessions), file)
         return sessions
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or _looks_utf16(data):
@@ -110,17 +99,10 @@ def _read_bytes(data: bytes, file: str, beside: Mapping[str, bytes] | None) -> l
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise TranscriptError(file, f"byte {error.start}", "not UTF-8 text (binary data?)") from None
-    if aider.looks_like(text):  # Markdown, not JSON
-        sessions = aider.read(text, file)
-    else:
+    sessions = _first(TEXT_READERS, Given(text, file))  # Markdown, not JSON
+    if sessions is None:
         try:
-            data = parse_json(text, file)
-            companion = (beside or {}).get(cline.UI)
-            if companion is not None and isinstance(data, list) and data and cline.looks_like(data):
-                stem = os.path.splitext(os.path.basename(file))[0]
-                sessions = [cline.read(data, file, stem, cline.requests_from(companion))]
-            else:
-                sessions = sessions_from_data(data, file)
+            sessions = sessions_from_data(parse_json(text, file), file, beside)
         except TranscriptError as error:
             sessions = _agent_log_past_bad_lines(text, file, error)
     if not sessions:  # a reader that found nothing to read never passes for an empty session
@@ -145,20 +127,6 @@ def with_companions(files: Files) -> list[tuple[str, bytes, Files]]:
     ]
 
 
-def _read_zip(data: bytes, file: str) -> list[Session]:
-    import io
-    import zipfile
-
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = archive.namelist()
-    except zipfile.BadZipFile as error:
-        raise TranscriptError(file, "", f"a zip archive that cannot be read ({error})") from None
-    if openhands_v1.is_conversation_zip(names):
-        return openhands_v1.read_zip(data, file)
-    return inspect_ai.read_eval(data, file)
-
-
 def _agent_log_past_bad_lines(text: str, file: str, error: TranscriptError) -> list[Session]:
     """An agent's JSONL log (Claude Code, Codex, Gemini CLI) with lines that do not read (cut
     off by a crash or a live session, another format's line in the middle): the rest read,
@@ -166,7 +134,7 @@ def _agent_log_past_bad_lines(text: str, file: str, error: TranscriptError) -> l
     if not error.where.startswith("line "):
         raise error
     items, bad = json_lines(text)
-    if not bad or not items or not any(looks_like(items) for looks_like, _ in LINE_LOG_READERS):
+    if not bad or not items or not any(reader.looks_like(Given(items, file)) for reader in LINE_LOG_READERS):
         raise error
     sessions = sessions_from_data(items, file)
     notes = tuple(ReadWarning(f"line {n}", f"{why}: passed over, the rest read") for n, why in bad[:20])
@@ -188,12 +156,6 @@ def _looks_utf16(data: bytes) -> bool:
 
 
 MESSAGE_KEYS = ("messages", "history", "traj", "trajectory", "items", "input", "output")
-# what the readers know, said when a file is none of them
-READABLE = (
-    "Claude Code sessions, Codex CLI rollouts, GitHub Copilot CLI events, Pi sessions, OpenHands trajectories and eval output, Inspect AI logs (.json, .eval), Aider chat histories (.md), Langfuse trace exports, Gemini CLI chats and stream-json, opencode exports, Cline task histories, Letta agent files (.af), LLM completion logs (a file or a folder of them), OpenHands V1 conversations (a folder or events JSONL), pydantic-ai messages, OpenAI chat, Anthropic Messages, OpenAI Responses items, LangChain message dumps, "
-    "SWE-agent and mini-swe-agent trajectories, OpenTelemetry GenAI traces (OTLP JSON, any-agent), "
-    "and lists or {runs: [...]} of any of them"
-)
 RUN_LIST_KEYS = ("sessions", "runs", "trajectories")
 NAME_KEYS = ("name", "instance_id", "session_id", "id", "title")
 # what an eval's results file records about each run (tau-bench: task_id, trial, reward), to
@@ -209,12 +171,14 @@ RUN_FACTS = (
 )
 
 
-def sessions_from_data(data: Any, file: str) -> list[Session]:
-    """Detect the format of parsed JSON and read every session in it."""
+def sessions_from_data(data: Any, file: str, beside: Mapping[str, bytes] | None = None) -> list[Session]:
+    """Detect the format of parsed JSON and read every session in it (``beside``: the files
+    uploaded with it, by name)."""
     stem = os.path.splitext(os.path.basename(file))[0]
-    for looks_like, read in DOCUMENT_READERS:
-        if looks_like(data):
-            return read(data, file)
+    given = Given(data, file, stem, beside=beside or {})
+    sessions = _first(DOCUMENT_READERS, given)
+    if sessions is not None:
+        return sessions
     if isinstance(data, dict):
         runs = next((data[k] for k in RUN_LIST_KEYS if isinstance(data.get(k), list)), None)
         if runs is not None and runs and all(_is_run(r) for r in runs):
@@ -223,14 +187,12 @@ def sessions_from_data(data: Any, file: str) -> list[Session]:
     if isinstance(data, list):
         if not data:
             raise TranscriptError(file, "", "an empty list: no messages")
-        for looks_like, read in LINE_LOG_READERS:
-            if looks_like(data):
-                return read(data, file)
-        if cline.looks_like_ui_messages(data):
-            raise cline.ui_only(file)
+        sessions = _first((*LINE_LOG_READERS, *NOT_SESSIONS), given)
+        if sessions is not None:
+            return sessions
         if all(_is_run(item) for item in data):
             return _read_runs(data, file, stem)
-        return [read_messages(data, file, stem)]
+        return [read_messages(data, file, stem, beside=beside)]
     raise TranscriptError(file, "top level", f"expected a list or an object, got {type(data).__name__}")
 
 
@@ -307,15 +269,21 @@ def _read_run(data: dict, file: str, name: str, where: str) -> Session:
 
 
 def read_messages(
-    items: list, file: str, name: str, system: Any = None, tools: Any = None, container: dict | None = None
+    items: list,
+    file: str,
+    name: str,
+    system: Any = None,
+    tools: Any = None,
+    container: dict | None = None,
+    beside: Mapping[str, bytes] | None = None,
 ) -> Session:
     """Read one message list in whichever dialect it is written."""
     if len(items) > LIMITS.max_messages:  # before a message is built: the cost is in their number
         raise TranscriptError(file, "", too_many_messages(len(items)))
-    given = MessageList(items, file, name, system, tools, container)
-    for looks_like, read in MESSAGE_DIALECTS:
-        if looks_like(given):
-            return read(given)
+    given = Given(items, file, name, system, tools, container, beside or {})
+    sessions = _first(MESSAGE_DIALECTS, given)
+    if sessions is not None:
+        return sessions[0]
     raise TranscriptError(
         file, "item 0", f"not a recognised message: {_preview(items[0])}. Readable: {READABLE}"
     )

@@ -13,6 +13,7 @@ import re
 
 from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats.builder import SessionBuilder
+from playground.formats.given import Given
 
 START = "# aider chat started at"
 _TOKENS = re.compile(
@@ -23,11 +24,13 @@ _NUMBER = re.compile(r"\d{1,12}(?:\.\d{1,6})?")  # as Aider prints a count: "2.4
 _FIELDS = ("sent", "cache write", "cache hit", "received")
 
 
-def looks_like(text: str) -> bool:
+def looks_like(given: Given) -> bool:
+    text = given.data
     return START in text[:4096] and text.lstrip().startswith(("#", ">"))
 
 
-def read(text: str, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    text, file = given.data, given.file
     chunks: list[tuple[int, list[str]]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.startswith(START):

@@ -11,14 +11,16 @@ from typing import Any
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 FORMAT = "anthropic-messages"
 BLOCK_TYPES = ("tool_use", "tool_result", "thinking", "redacted_thinking")
 
 
-def looks_like(messages: list, data: dict | None = None) -> bool:
+def looks_like(given: Given) -> bool:
     """Anthropic blocks in any message, or a top-level ``system`` beside system-free messages."""
+    messages, data = given.items, given.container
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list) and any(
@@ -78,7 +80,8 @@ def _recorded(message: dict, builder: SessionBuilder) -> dict:
     }
 
 
-def read(messages: list, file: str, name: str, system: Any = None, tools: Any = None) -> Session:
+def read(given: Given) -> list[Session]:
+    messages, file, name, system, tools = given.items, given.file, given.name, given.system, given.tools
     builder = SessionBuilder(file, FORMAT)
     if isinstance(tools, list):
         builder.tools = tuple(t for t in tools if isinstance(t, dict))
@@ -108,7 +111,7 @@ def read(messages: list, file: str, name: str, system: Any = None, tools: Any = 
             _assistant(content, message, where, builder)
         else:
             _user(role, content, where, builder)
-    return builder.build(name)
+    return [builder.build(name)]
 
 
 def _assistant(blocks: list, message: dict, where: str, builder: SessionBuilder) -> None:

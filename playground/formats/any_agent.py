@@ -25,13 +25,15 @@ from playground.formats.builder import (
     reported_cost,
     summed_cost,
 )
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 FORMAT = "any-agent trace"
 OPERATIONS = ("call_llm", "execute_tool", "invoke_agent")
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     spans = data.get("spans") if isinstance(data, dict) else None
     return isinstance(spans, list) and any(
         isinstance(s, dict) and as_dict(s.get("attributes")).get("gen_ai.operation.name") in OPERATIONS
@@ -39,7 +41,8 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     builder = SessionBuilder(file, FORMAT)
     spans = sorted(
         (s for s in data["spans"] if isinstance(s, dict)), key=lambda s: _number(s.get("start_time"))

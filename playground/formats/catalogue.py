@@ -1,13 +1,19 @@
 """The formats the playground reads, in one place: for people, what each reader reads (the
-docs' table of formats is ``FORMATS``, rendered by ``markdown_table`` at each build of the docs); for the dispatch, which reader takes which shape of data, in the order they are
-tried (``DOCUMENT_READERS``, ``LINE_LOG_READERS``, ``MESSAGE_DIALECTS``). The package's
-``read_path`` and ``read_bytes`` check the bytes and parse them, then ask here."""
+docs' table of formats is ``FORMATS``, rendered by ``markdown_table`` at each build of the
+docs); for the dispatch, every reader (a ``Reader``: two functions of a ``Given``), by the
+shape of data it takes, in the order they are tried: a folder, a zip archive, text that is not
+JSON, a whole JSON document, an agent's JSONL log, and the dialects of one message list. The
+package's ``read_path`` and ``read_bytes`` check the bytes and parse them, then ask here; the
+list of what is readable (``READABLE``) is made from the same entries."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
+from playground.engine.session import Session
 from playground.formats import (
+    aider,
     anthropic,
     any_agent,
     claude_code,
@@ -33,6 +39,7 @@ from playground.formats import (
     responses,
     swe_agent,
 )
+from playground.formats.given import Given
 
 
 class Format(NamedTuple):
@@ -214,63 +221,79 @@ def markdown_table() -> str:
     return "\n".join(rows)
 
 
-# whole-file formats, tried in order before the chat dialects: (detector, reader of every session)
+class Reader(NamedTuple):
+    """One reader as the dispatch tries it: what it reads (as the error for an unreadable file
+    lists it), whether data looks like it, and the reader, both functions of a ``Given``."""
+
+    said: str
+    looks_like: Callable[[Given], bool]
+    read: Callable[[Given], list[Session]]
+
+
+GEMINI = "Gemini CLI chats, JSONL recordings, stream-json and recorded responses"
+OPENHANDS_V1 = "OpenHands V1 conversations (a folder, a zip of one, or events JSONL)"
+LLM_LOGS = "LLM completion logs (a file or a folder of them)"
+INSPECT = "Inspect AI logs (.json, .eval)"
+
+# a folder read as one session
+FOLDER_READERS = (
+    Reader(OPENHANDS_V1, openhands_v1.looks_like_folder, openhands_v1.read_folder),
+    Reader(LLM_LOGS, llm_log.looks_like_folder, llm_log.read_folder),
+)
+# a zip archive, the last one taking any zip (and saying what it lacks)
+ARCHIVE_READERS = (
+    Reader(OPENHANDS_V1, openhands_v1.looks_like_zip, openhands_v1.read_zip),
+    Reader(INSPECT, inspect_ai.looks_like_eval, inspect_ai.read_eval),
+)
+# text that is not JSON
+TEXT_READERS = (Reader("Aider chat histories (.md)", aider.looks_like, aider.read),)
+# whole-file formats, tried in order before the chat dialects
 DOCUMENT_READERS = (
-    (mini_swe_agent.looks_like, mini_swe_agent.read),
-    (any_agent.looks_like, any_agent.read),
-    (swe_agent.looks_like, swe_agent.read),
-    (letta_agent_file.looks_like, letta_agent_file.read),
-    (llm_log.looks_like, llm_log.read),
-    (otel.looks_like, otel.read),
-    (inspect_ai.looks_like, inspect_ai.read),
-    (langfuse.looks_like, langfuse.read),
-    (gemini_cli.looks_like_recording, gemini_cli.read_recording),
-    (opencode.looks_like, opencode.read),
+    Reader("mini-swe-agent trajectories", mini_swe_agent.looks_like, mini_swe_agent.read),
+    Reader("any-agent traces", any_agent.looks_like, any_agent.read),
+    Reader("SWE-agent trajectories", swe_agent.looks_like, swe_agent.read),
+    Reader("Letta agent files (.af)", letta_agent_file.looks_like, letta_agent_file.read),
+    Reader(LLM_LOGS, llm_log.looks_like, llm_log.read),
+    Reader("OpenTelemetry GenAI traces (OTLP JSON)", otel.looks_like, otel.read),
+    Reader(INSPECT, inspect_ai.looks_like, inspect_ai.read),
+    Reader("Langfuse trace exports", langfuse.looks_like, langfuse.read),
+    Reader(GEMINI, gemini_cli.looks_like_recording, gemini_cli.read_recording),
+    Reader("opencode exports", opencode.looks_like, opencode.read),
 )
 # the agents' JSONL logs, one event per line
 LINE_LOG_READERS = (
-    (copilot_cli.looks_like, copilot_cli.read),
-    (gemini_cli.looks_like_log, gemini_cli.read_log),
-    (claude_code.looks_like, claude_code.read),
-    (codex.looks_like, codex.read),
-    (openhands_v1.looks_like, openhands_v1.read),
-    (gemini_cli.looks_like_stream, gemini_cli.read_stream),
-    (gemini_responses.looks_like, gemini_responses.read),
-    (pi.looks_like, pi.read),
+    Reader("GitHub Copilot CLI events", copilot_cli.looks_like, copilot_cli.read),
+    Reader(GEMINI, gemini_cli.looks_like_log, gemini_cli.read_log),
+    Reader("Claude Code sessions", claude_code.looks_like, claude_code.read),
+    Reader("Codex CLI rollouts", codex.looks_like, codex.read),
+    Reader(OPENHANDS_V1, openhands_v1.looks_like, openhands_v1.read),
+    Reader(GEMINI, gemini_cli.looks_like_stream, gemini_cli.read_stream),
+    Reader(GEMINI, gemini_responses.looks_like, gemini_responses.read),
+    Reader("Pi sessions", pi.looks_like, pi.read),
 )
-
-
-class MessageList(NamedTuple):
-    """One list of chat messages and what a run around it gives with it."""
-
-    items: list
-    file: str
-    name: str
-    system: Any = None
-    tools: Any = None
-    container: dict | None = None
-
-
-# the dialects of one message list, tried in order (the first message decides the last)
+# files of a known shape that hold no session: each reader says why, and what to give instead
+NOT_SESSIONS = (Reader("", cline.looks_like_ui_messages, cline.refuse_ui_messages),)
+# the dialects of one message list, tried in order (the first message decides the last); each
+# reads the one session the list is
 MESSAGE_DIALECTS = (
-    (lambda m: gemini_contents.looks_like(m.items), lambda m: gemini_contents.read(m.items, m.file, m.name)),
-    (lambda m: openhands.looks_like(m.items), lambda m: openhands.read(m.items, m.file, m.name, m.container)),
-    (lambda m: pydantic_ai.looks_like(m.items), lambda m: pydantic_ai.read(m.items, m.file, m.name)),
-    (
-        lambda m: cline.looks_like(m.items),
-        lambda m: cline.read(m.items, m.file, m.name, cline.requests_beside(m.file)),
-    ),
-    (lambda m: langchain.looks_like(m.items), lambda m: langchain.read(m.items, m.file, m.name)),
-    (
-        lambda m: responses.looks_like(m.items),
-        lambda m: responses.read(m.items, m.file, m.name, tools=m.tools),
-    ),
-    (
-        lambda m: anthropic.looks_like(m.items, m.container),
-        lambda m: anthropic.read(m.items, m.file, m.name, system=m.system, tools=m.tools),
-    ),
-    (
-        lambda m: openai_chat.looks_like(m.items[0]),
-        lambda m: openai_chat.read(m.items, m.file, m.name, tools=m.tools),
-    ),
+    Reader("Gemini Content[] histories", gemini_contents.looks_like, gemini_contents.read),
+    Reader("OpenHands trajectories and eval output", openhands.looks_like, openhands.read),
+    Reader("pydantic-ai messages", pydantic_ai.looks_like, pydantic_ai.read),
+    Reader("Cline task histories", cline.looks_like, cline.read),
+    Reader("LangChain message dumps", langchain.looks_like, langchain.read),
+    Reader("OpenAI Responses items", responses.looks_like, responses.read),
+    Reader("Anthropic Messages", anthropic.looks_like, anthropic.read),
+    Reader("OpenAI chat", openai_chat.looks_like, openai_chat.read),
+)
+READERS = (
+    *FOLDER_READERS,
+    *ARCHIVE_READERS,
+    *TEXT_READERS,
+    *DOCUMENT_READERS,
+    *LINE_LOG_READERS,
+    *MESSAGE_DIALECTS,
+)
+# what the readers know, said when a file is none of them
+READABLE = ", ".join(dict.fromkeys(reader.said for reader in READERS)) + (
+    ", and lists or {runs: [...]} of any of them"
 )

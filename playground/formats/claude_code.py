@@ -32,6 +32,7 @@ from playground.formats.builder import (
     uncached_plus_cache,
     version_of,
 )
+from playground.formats.given import Given
 from playground.formats.json_text import read_side_file
 from playground.limits import LIMITS
 from policies.base import counted
@@ -42,8 +43,9 @@ FORMAT = "Claude Code session"
 SYNTHETIC_MODEL = "<synthetic>"  # Claude Code's own error replies: no API call was made
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
     """A list of Claude Code lines: objects with a line ``type`` and a ``sessionId`` or ``uuid``."""
+    items = given.items
     return any(
         isinstance(item, dict)
         and item.get("type") in MESSAGE_TYPES
@@ -53,8 +55,9 @@ def looks_like(items: list) -> bool:
     )
 
 
-def read(items: list, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
     """The main session, then one session per subagent chain (in the order they started)."""
+    items, file = given.items, given.file
     beside = _agents_beside(file)
     lines = []
     for number, item in enumerate(items, start=1):

@@ -26,6 +26,7 @@ from playground.formats.builder import (
     block_text,
     uncached_plus_cache,
 )
+from playground.formats.given import Given
 from playground.formats.json_text import read_side_file
 from policies.base import counted
 from policies.messages import ToolCall
@@ -36,8 +37,9 @@ MISSING_RESULT = "result missing"  # what Cline sends for a call that got no res
 UI = "ui_messages.json"
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
     """Messages with Cline's ``ts`` beside role and block content."""
+    items = given.items
     return any(
         isinstance(m, dict)
         and "ts" in m
@@ -47,15 +49,18 @@ def looks_like(items: list) -> bool:
     )
 
 
-def looks_like_ui_messages(items: list) -> bool:
+def looks_like_ui_messages(given: Given) -> bool:
+    """What Cline's UI showed (``ui_messages.json``), given without the conversation."""
+    items = given.items
     return any(
         isinstance(m, dict) and m.get("type") in ("say", "ask") and "ts" in m for m in items[:10]
     ) and not any(isinstance(m, dict) and "role" in m for m in items[:10])
 
 
-def ui_only(file: str) -> TranscriptError:
-    return TranscriptError(
-        file,
+def refuse_ui_messages(given: Given) -> list[Session]:
+    """The UI's messages alone are no session: said, with the file to add."""
+    raise TranscriptError(
+        given.file,
         "",
         f"Cline's {UI} holds what the UI showed, not the conversation: add {HISTORY} from the same task folder",
     )
@@ -90,11 +95,15 @@ def requests_from(data: bytes) -> list[dict]:
     return requests
 
 
-def read(items: list, file: str, name: str, requests: list[dict] | None = None) -> Session:
+def read(given: Given) -> list[Session]:
+    """The task history; each call's usage from ``ui_messages.json``, uploaded with it
+    (``given.beside``) or beside it on disk."""
+    items, file, name = given.items, given.file, given.name
+    companion = given.beside.get(UI)
+    requests = requests_from(companion) if companion is not None else requests_beside(file)
     builder = SessionBuilder(file, "Cline task history")
     # calls of the last reply waiting for their results, by id, in order: each answered in O(1)
     pending: dict[str, ToolCall] = {}
-    requests = requests or []
     replies = missing = 0
     for n, message in enumerate(items):
         builder.where = f"message {n}"
@@ -152,7 +161,7 @@ def read(items: list, file: str, name: str, requests: list[dict] | None = None) 
         builder.warn(
             "", f"{UI} records {len(requests)} requests for {replies} replies: usage matched in order"
         )
-    return builder.build(name)
+    return [builder.build(name)]
 
 
 def _usage(builder: SessionBuilder, message: dict, request: dict | None) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from playground.formats.builder import (
     label_of,
     version_of,
 )
+from playground.formats.given import Given
 from policies.messages import Message, ToolCall
 
 LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
@@ -34,7 +35,8 @@ MIN_WINDOW, MAX_WINDOW = 1_000, 100_000_000  # a recorded window outside these i
 OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
+    items = given.items
     return any(
         isinstance(i, dict)
         and i.get("type") in LINE_TYPES
@@ -44,7 +46,8 @@ def looks_like(items: list) -> bool:
     ) and any(isinstance(i, dict) and i.get("type") in ("session_meta", "response_item") for i in items)
 
 
-def read(items: list, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    items, file = given.items, given.file
     parts: list[list[tuple[int, dict]]] = [[]]
     current, conversing = None, False  # the part's session id; whether it holds a response item yet
     for number, item in enumerate(items, start=1):

@@ -22,6 +22,7 @@ from playground.formats.builder import (
     as_list,
     label_of,
 )
+from playground.formats.given import Given
 from policies.base import counted
 from policies.messages import ToolCall
 
@@ -29,13 +30,15 @@ FORMAT = "GitHub Copilot CLI session"
 EVENTS = ("session.start", "user.message", "assistant.message", "assistant.turn_start", "system.message")
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
     """Copilot's events: ``type`` names like ``session.start`` with a ``data`` object."""
+    items = given.items
     head = [i for i in items[:50] if isinstance(i, dict) and isinstance(i.get("data"), dict)]
     return any(i.get("type") in EVENTS for i in head) and any(i.get("type") == "session.start" for i in head)
 
 
-def read(items: list, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    items, file = given.items, given.file
     builder = SessionBuilder(file, FORMAT)
     passed: Counter[str] = Counter()
     calls: dict[str, int] = {}  # apiCallId -> raw index of its reply

@@ -22,6 +22,7 @@ from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats.builder import SessionBuilder, arguments_text, as_list, block_text, label_of
+from playground.formats.given import Given
 from policies.base import shown
 from policies.messages import ToolCall
 
@@ -29,7 +30,8 @@ STREAM_EVENTS = ("init", "message", "tool_use", "tool_result", "result")
 MESSAGE_TYPES = ("user", "gemini", "info", "error", "warning")  # a chat recording's records
 
 
-def looks_like_recording(data: Any) -> bool:
+def looks_like_recording(given: Given) -> bool:
+    data = given.data
     messages = data.get("messages") if isinstance(data, dict) else None
     return (
         isinstance(messages, list)
@@ -38,13 +40,15 @@ def looks_like_recording(data: Any) -> bool:
     )
 
 
-def looks_like_stream(items: list) -> bool:
+def looks_like_stream(given: Given) -> bool:
+    items = given.items
     kinds = {i.get("type") for i in items if isinstance(i, dict) and isinstance(i.get("type"), str | None)}
     return "init" in kinds and bool(kinds & {"message", "tool_use"}) and kinds <= {*STREAM_EVENTS, None}
 
 
-def looks_like_log(items: list) -> bool:
+def looks_like_log(given: Given) -> bool:
     """A JSONL chat recording: its metadata line, and message or update records after it."""
+    items = given.items
     return any(_is_metadata(item) for item in items[:5]) and any(
         isinstance(item, dict)
         and (item.get("type") in MESSAGE_TYPES or "$set" in item or "$rewindTo" in item)
@@ -60,14 +64,16 @@ def _is_metadata(item: Any) -> bool:
     )
 
 
-def read_recording(data: dict, file: str) -> list[Session]:
+def read_recording(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     records = [(f"message {n}", message) for n, message in enumerate(data["messages"])]
     return [_conversation(records, data, file, [])]
 
 
-def read_log(items: list, file: str) -> list[Session]:
+def read_log(given: Given) -> list[Session]:
     """The conversation a JSONL recording holds once its updates, checkpoints and rewinds are
     applied, its records named by their line."""
+    items, file = given.items, given.file
     metadata: dict = {}
     log = _Messages()
     rewinds: list[ReadWarning] = []
@@ -230,7 +236,8 @@ def _result(call: dict) -> str:
     return display if isinstance(display, str) else arguments_text(display)
 
 
-def read_stream(items: list, file: str) -> list[Session]:
+def read_stream(given: Given) -> list[Session]:
+    items, file = given.items, given.file
     runs: list[list[tuple[int, dict]]] = []
     for number, item in enumerate(items, start=1):
         if isinstance(item, dict) and item.get("type") == "init":

@@ -14,14 +14,16 @@ from collections import Counter, defaultdict, deque
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 FORMAT = "Gemini Content[] history"
 ROLES = ("user", "model")
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
     """Every item a ``{role: user|model, parts: [...]}`` and at least one the model's."""
+    items = given.items
     return (
         bool(items)
         and all(
@@ -31,7 +33,8 @@ def looks_like(items: list) -> bool:
     )
 
 
-def read(items: list, file: str, name: str) -> Session:
+def read(given: Given) -> list[Session]:
+    items, file, name = given.items, given.file, given.name
     builder = SessionBuilder(file, FORMAT)
     passed: Counter[str] = Counter()
     open_calls: dict[str, deque[str]] = defaultdict(deque)  # by function name: ids not answered yet
@@ -80,4 +83,4 @@ def read(items: list, file: str, name: str) -> Session:
             )
         previous_role = role
     builder.warn_counts("parts passed over", dict(passed))
-    return builder.build(name or "Gemini history")
+    return [builder.build(name or "Gemini history")]

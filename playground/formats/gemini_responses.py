@@ -16,6 +16,7 @@ from collections import Counter
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, label_of
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 FORMAT = "Gemini CLI recorded responses"
@@ -24,14 +25,16 @@ OTHER = ("countTokens", "embedContent")
 NOT_RECORDED = "[not recorded: the file holds the model's responses only]"
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
     """JSONL lines each a ``{method, response}`` of Gemini CLI's, at least one a model call."""
+    items = given.items
     return any(isinstance(i, dict) and i.get("method") in CALLS for i in items[:50]) and all(
         isinstance(i, dict) and i.get("method") in (*CALLS, *OTHER) and "response" in i for i in items[:50]
     )
 
 
-def read(items: list, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    items, file = given.items, given.file
     builder = SessionBuilder(file, FORMAT)
     passed: Counter[str] = Counter()
     unanswered = 0

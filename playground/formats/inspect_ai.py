@@ -17,6 +17,7 @@ from typing import Any
 
 from playground.engine.session import Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, as_dict, as_list, digest, label_of
+from playground.formats.given import Given
 from playground.formats.json_text import zip_member
 from playground.limits import LIMITS, over
 from policies.messages import ToolCall
@@ -24,7 +25,8 @@ from policies.messages import ToolCall
 ZIP_MAGIC = b"PK\x03\x04"
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     return (
         isinstance(data, dict)
         and isinstance(data.get("samples"), list)
@@ -32,7 +34,8 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     task = str(as_dict(data.get("eval")).get("task") or "inspect")[:80]
     samples = [s for s in data["samples"] if isinstance(s, dict)]
     if not samples:
@@ -45,8 +48,15 @@ def read(data: dict, file: str) -> list[Session]:
     return sessions
 
 
-def read_eval(data: bytes, file: str) -> list[Session]:
+def looks_like_eval(given: Given) -> bool:
+    """A zip archive: an Inspect AI ``.eval`` log, unless another reader claimed it (the last
+    archive reader: one that is not a log says what it lacks)."""
+    return isinstance(given.data, bytes)
+
+
+def read_eval(given: Given) -> list[Session]:
     """A ``.eval`` zip: each sample file read under the same bounds as a transcript file."""
+    data, file = given.data, given.file
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile as error:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import zipfile
 from collections.abc import Iterator
 from itertools import accumulate
 from typing import Any
 
 from playground.engine.session import TranscriptError
-from playground.limits import LIMITS, over
+from playground.limits import LIMITS, LimitError, over, read_limited
 
 _STRUCTURE = b'"[]{},\n'  # what tells a JSON text's shape: quotes, brackets, commas, lines
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in _STRUCTURE)
@@ -68,6 +69,21 @@ def parse_json(text: str, file: str) -> Any:
     if bad:
         raise TranscriptError(file, f"line {bad[0][0]}", bad[0][1])
     return items
+
+
+def json_file(path: str) -> Any:
+    """A JSON file of a folder read as one session (a file an event or a call), parsed."""
+    try:
+        text = read_limited(path, "max_file_bytes").decode("utf-8-sig")
+    except (LimitError, OSError, UnicodeDecodeError) as error:
+        raise TranscriptError(path, "", str(error)) from None
+    return parse_json(text, path)
+
+
+def json_files(folder: str) -> list[tuple[str, Any]]:
+    """The .json files of a folder in name order (as many as a session may hold messages), parsed."""
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))[: LIMITS.max_messages]
+    return [(name, json_file(os.path.join(folder, name))) for name in names]
 
 
 def read_side_file(data: bytes) -> Any:

@@ -10,6 +10,7 @@ from typing import Any
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
+from playground.formats.given import Given
 from playground.formats.openai_chat import content_text
 from policies.messages import ToolCall
 
@@ -23,7 +24,8 @@ ROLE_OF = {
 }
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
+    items = given.items
     first = items[0] if items else None
     return (
         isinstance(first, dict)
@@ -36,7 +38,8 @@ def _role(kind: Any) -> str | None:
     return ROLE_OF.get(kind) if isinstance(kind, str) else None
 
 
-def read(items: list, file: str, name: str) -> Session:
+def read(given: Given) -> list[Session]:
+    items, file, name = given.items, given.file, given.name
     builder = SessionBuilder(file, FORMAT)
     for i, item in enumerate(items):
         where = builder.where = f"message {i}"
@@ -65,7 +68,7 @@ def read(items: list, file: str, name: str) -> Session:
             )
         else:
             builder.add(role, text)
-    return builder.build(name)
+    return [builder.build(name)]
 
 
 def _calls(data: dict, where: str, builder: SessionBuilder) -> tuple[ToolCall, ...]:

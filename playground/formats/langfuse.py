@@ -16,10 +16,12 @@ from typing import Any
 
 from playground.engine.session import Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, digest, uncached_plus_cache
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     return (
         isinstance(data, dict)
         and isinstance(data.get("observations"), list)
@@ -30,7 +32,8 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     observations = sorted(
         (o for o in data["observations"] if isinstance(o, dict)), key=lambda o: str(o.get("startTime") or "")
     )

@@ -13,17 +13,18 @@ window come from ``llm_config``; the messages Letta held in context at export ar
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import openai_chat
 from playground.formats.builder import as_dict, as_list
+from playground.formats.given import Given
 from policies.base import counted
 
 FORMAT = "Letta agent file"
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     if not isinstance(data, dict):
         return False
     agents = data.get("agents")
@@ -38,7 +39,8 @@ def _is_agent(data: dict) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     agents = data["agents"] if isinstance(data.get("agents"), list) else [data]
     sessions = [_agent(agent, file, n) for n, agent in enumerate(agents) if isinstance(agent, dict)]
     if not sessions:
@@ -71,7 +73,7 @@ def _agent(agent: dict, file: str, n: int) -> Session:
             )
         )
     name = agent.get("name") if isinstance(agent.get("name"), str) else f"agent {n}"
-    session = openai_chat.read(kept, file, name[:200])
+    session = openai_chat.session_of(kept, file, name[:200])
     notes = []
     if renders:
         notes.append(

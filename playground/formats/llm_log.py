@@ -12,17 +12,21 @@ history its request already held: context, not calls (``Session.held_replies``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Any
 
 from playground.engine.session import ReadWarning, Session, TranscriptError
 from playground.formats import openai_chat
 from playground.formats.builder import MAX_RECORDED_TOKENS, as_dict, as_list, reported_cost, summed_cost
+from playground.formats.given import Given
+from playground.formats.json_text import json_files
 
 FORMAT = "LLM completion log"
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     logs = data if isinstance(data, list) else [data]
     return bool(logs) and all(_is_log(log) for log in logs)
 
@@ -36,7 +40,8 @@ def _is_log(item: Any) -> bool:
     )
 
 
-def read(data: Any, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     logs = sorted(data if isinstance(data, list) else [data], key=_when)
     last = logs[-1]
     reply = as_dict(
@@ -60,7 +65,7 @@ def read(data: Any, file: str) -> list[Session]:
         messages[index] = {**messages[index], "usage": response.get("usage"), "model": response.get("model")}
         if isinstance(log.get("timestamp"), int | float):
             messages[index]["extra"] = {"timestamp": log["timestamp"]}
-    session = openai_chat.read(messages, file, _name(last, file), tools=last.get("tools"))
+    session = openai_chat.session_of(messages, file, _name(last, file), tools=last.get("tools"))
     costs = [log.get("cost") for log in calls.values()]
     reported = summed_cost([reported_cost(c) for c in costs])
     return [
@@ -87,12 +92,19 @@ def _writes(session: Session, calls: dict[int, dict]) -> dict[int, int]:
     return writes or session.cache_writes
 
 
-def read_folder(logs: list[tuple[str, Any]], folder: str) -> list[Session]:
+def looks_like_folder(given: Given) -> bool:
+    """A folder of JSON files (one session's completion logs, a file a call)."""
+    return any(name.endswith(".json") for name in os.listdir(given.data))
+
+
+def read_folder(given: Given) -> list[Session]:
     """The logs of a folder, each file one call, as one session."""
+    folder = given.data
+    logs = json_files(folder)
     bad = [name for name, data in logs if not _is_log(data)]
     if bad:
         raise TranscriptError(folder, bad[0], "not an LLM completion log like the others in its folder")
-    return read([data for _, data in logs], folder)
+    return read(Given([data for _, data in logs], folder))
 
 
 def _when(log: dict) -> float:

@@ -10,16 +10,17 @@ does not.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats import openai_chat
 from playground.formats.builder import as_dict, reported_cost
+from playground.formats.given import Given
 
 FORMAT = "mini-swe-agent trajectory"
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     return (
         isinstance(data, dict)
         and isinstance(data.get("trajectory_format"), str)
@@ -28,9 +29,10 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     name = data.get("instance_id") if isinstance(data.get("instance_id"), str) else ""
-    session = openai_chat.read(data["messages"], file, name[:200] or "mini-swe-agent run")
+    session = openai_chat.session_of(data["messages"], file, name[:200] or "mini-swe-agent run")
     info = as_dict(data.get("info"))
     configured = as_dict(as_dict(info.get("config")).get("model")).get("model_name")
     models = dict(session.models)

@@ -12,6 +12,7 @@ from typing import Any
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
+from playground.formats.given import Given
 from policies.messages import ROLES, Message, ToolCall
 
 FORMAT = "openai-chat"
@@ -19,9 +20,18 @@ TEXT_PARTS = ("text", "input_text", "output_text")
 IMAGE_PARTS = ("image_url", "image", "input_image", "image_file")
 
 
-def looks_like(message: Any) -> bool:
+def is_message(message: Any) -> bool:
     """Whether one item is an OpenAI chat message (a dict with a string ``role``)."""
     return isinstance(message, dict) and isinstance(message.get("role"), str)
+
+
+def looks_like(given: Given) -> bool:
+    """A message list whose first item is an OpenAI chat message."""
+    return bool(given.items) and is_message(given.items[0])
+
+
+def read(given: Given) -> list[Session]:
+    return [session_of(given.items, given.file, given.name, tools=given.tools)]
 
 
 def content_text(content: Any, where: str, builder: SessionBuilder) -> str:
@@ -122,8 +132,9 @@ def _time(message: dict, builder: SessionBuilder) -> float | None:
     return builder.timestamp(created, "extra.response.created")
 
 
-def read(messages: list, file: str, name: str, tools: Any = None) -> Session:
-    """A Session from a list of OpenAI chat messages; ``where`` in errors is the list index."""
+def session_of(messages: list, file: str, name: str, tools: Any = None) -> Session:
+    """A Session from a list of OpenAI chat messages (the readers of formats that embed them
+    use it too); ``where`` in errors is the list index."""
     builder = SessionBuilder(file, FORMAT)
     if isinstance(tools, list):
         builder.tools = tuple(t for t in tools if isinstance(t, dict))

@@ -11,7 +11,6 @@ part, and the summary message after it, are opencode's own compaction.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from playground.engine.session import RecordedCompaction, Session
 from playground.formats.builder import (
@@ -22,10 +21,12 @@ from playground.formats.builder import (
     label_of,
     uncached_plus_cache,
 )
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     messages = data.get("messages") if isinstance(data, dict) else None
     return (
         (
@@ -41,7 +42,8 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     builder = SessionBuilder(file, "opencode export")
     passed: Counter[str] = Counter()
     for n, message in enumerate(data["messages"]):

@@ -30,6 +30,7 @@ from playground.formats.builder import (
     reported_cost,
     summed_cost,
 )
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 PASSED_ACTIONS = ("change_agent_state", "recall", "null")
@@ -38,7 +39,8 @@ PASSED_OBSERVATIONS = ("agent_state_changed", "null")
 BARE_FIELDS = ("action", "thought", "action_risk", "is_confirmed", "keep_prompt", "kernel_init_code")
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
+    items = given.items
     return any(_is_event(e) for e in _events(items[:20]))
 
 
@@ -66,7 +68,8 @@ def _events(items: list) -> list:
     return items
 
 
-def read(items: list, file: str, name: str, container: dict | None = None) -> Session:
+def read(given: Given) -> list[Session]:
+    items, file, name, container = given.items, given.file, given.name, given.container
     items = _events(items)
     builder = SessionBuilder(file, "OpenHands events")
     usages = _token_usages(container)
@@ -161,7 +164,7 @@ def read(items: list, file: str, name: str, container: dict | None = None) -> Se
     builder.warn_counts("events passed over, not messages the model was sent", dict(passed))
     bill = _recorded_costs(builder, container)
     session = builder.build(name)
-    return replace(session, reported_cost_usd=bill) if bill is not None else session
+    return [replace(session, reported_cost_usd=bill) if bill is not None else session]
 
 
 def _recorded_costs(builder: SessionBuilder, container: dict | None) -> float | None:

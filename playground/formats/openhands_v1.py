@@ -15,6 +15,7 @@ last one where replies came before it unbilled). The model is the stats' or ``ba
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 from collections import Counter
 from typing import Any
@@ -28,7 +29,8 @@ from playground.formats.builder import (
     as_list,
     label_of,
 )
-from playground.formats.json_text import MemberBudget
+from playground.formats.given import Given
+from playground.formats.json_text import MemberBudget, json_file, json_files
 from playground.limits import LIMITS
 from policies.messages import ToolCall
 
@@ -44,11 +46,13 @@ RESULTS = ("ObservationEvent", "UserRejectObservation", "AgentErrorEvent")
 USAGE = ("prompt_tokens", "cache_read_tokens", "cache_write_tokens", "completion_tokens")
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
+    items = given.items
     return any(isinstance(i, dict) and i.get("kind") in KINDS and "source" in i for i in items[:50])
 
 
-def read(items: list, file: str, base_state: dict | None = None) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    items, file, base_state = given.items, given.file, given.container
     builder = SessionBuilder(file, FORMAT)
     passed: Counter[str] = Counter()
     responses: dict[str, int] = {}  # llm_response_id -> the raw index of its reply
@@ -204,8 +208,13 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def is_conversation_zip(names: list[str]) -> bool:
-    """Whether a zip's members are a conversation folder: ``base_state.json`` or ``events/``."""
+def looks_like_zip(given: Given) -> bool:
+    """A zip whose members are a conversation folder: ``base_state.json`` or ``events/``."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(given.data)) as archive:
+            names = archive.namelist()
+    except zipfile.BadZipFile:
+        return False
     return any(n.rsplit("/", 1)[-1] == "base_state.json" or _is_event_file(n) for n in names)
 
 
@@ -214,8 +223,9 @@ def _is_event_file(name: str) -> bool:
     return (folder == "events" or folder.endswith("/events")) and base.endswith(".json")
 
 
-def read_zip(data: bytes, file: str) -> list[Session]:
+def read_zip(given: Given) -> list[Session]:
     """A zip of one conversation folder, its event files read under the archive's bounds."""
+    data, file = given.data, given.file
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = archive.namelist()
         events = sorted(n for n in names if _is_event_file(n))[: LIMITS.max_messages]
@@ -224,4 +234,17 @@ def read_zip(data: bytes, file: str) -> list[Session]:
         state = next((n for n in names if n.rsplit("/", 1)[-1] == "base_state.json"), None)
         base = budget.read(archive, state) if state else None
         items = [budget.read(archive, n) for n in events]
-    return read(items, file, base if isinstance(base, dict) else None)
+    return read(Given(items, file, container=base if isinstance(base, dict) else None))
+
+
+def looks_like_folder(given: Given) -> bool:
+    """A conversation folder: ``base_state.json`` beside an ``events/`` folder, a file an event."""
+    return os.path.isdir(os.path.join(given.data, "events"))
+
+
+def read_folder(given: Given) -> list[Session]:
+    folder = given.data
+    state = os.path.join(folder, "base_state.json")
+    base = json_file(state) if os.path.isfile(state) else None
+    items = [data for _, data in json_files(os.path.join(folder, "events"))]
+    return read(Given(items, folder, container=base if isinstance(base, dict) else None))

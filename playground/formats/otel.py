@@ -24,6 +24,7 @@ from typing import Any
 
 from playground.engine.session import Session, TranscriptError
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
+from playground.formats.given import Given
 from policies.base import shown
 from policies.messages import ToolCall
 
@@ -34,8 +35,9 @@ CACHE_READ_KEYS = ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_r
 FLAT_PROMPT, FLAT_COMPLETION = "gen_ai.prompt.", "gen_ai.completion."
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
     """Whether parsed JSON is an OTLP export or a list of spans."""
+    data = given.data
     if isinstance(data, dict):
         return isinstance(data.get("resourceSpans"), list)
     return (
@@ -50,7 +52,8 @@ def _is_span(item: dict) -> bool:
     return "attributes" in item and any(k in item for k in ("spanId", "span_id", "context", "traceId"))
 
 
-def read(data: Any, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     spans = list(_spans(data, file))
     inference = [s for s in spans if _is_inference(s["attributes"])]
     if not inference:

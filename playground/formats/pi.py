@@ -29,13 +29,15 @@ from playground.formats.builder import (
     uncached_plus_cache,
     version_of,
 )
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 FORMAT = "Pi session"
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
     """A Pi session: its header first, and message entries after it."""
+    items = given.items
     head = items[0] if items else None
     return (
         isinstance(head, dict)
@@ -67,7 +69,8 @@ def _branch(items: list) -> list[tuple[int, dict]]:
     return branch[::-1]
 
 
-def read(items: list, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    items, file = given.items, given.file
     builder = SessionBuilder(file, FORMAT)
     head = as_dict(items[0])
     builder.agent_version = version_of(str(head.get("version", "")))

@@ -12,17 +12,20 @@ from typing import Any
 
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, as_list
+from playground.formats.given import Given
 from policies.messages import ToolCall
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
+    items = given.items
     return any(
         isinstance(m, dict) and m.get("kind") in ("request", "response") and isinstance(m.get("parts"), list)
         for m in items[:10]
     )
 
 
-def read(items: list, file: str, name: str) -> Session:
+def read(given: Given) -> list[Session]:
+    items, file, name = given.items, given.file, given.name
     builder = SessionBuilder(file, "pydantic-ai messages")
     for n, message in enumerate(items):
         builder.where = f"message {n}"
@@ -45,7 +48,7 @@ def read(items: list, file: str, name: str) -> Session:
                 builder.add("user", text)
             else:
                 builder.warn(builder.where, f"a {str(kind)[:30]} part is not replayed")
-    return builder.build(name)
+    return [builder.build(name)]
 
 
 def _response(builder: SessionBuilder, message: dict, parts: list[dict]) -> None:

@@ -6,10 +6,9 @@ so they join one assistant message.
 
 from __future__ import annotations
 
-from typing import Any
-
 from playground.engine.session import Session
 from playground.formats.builder import SessionBuilder, arguments_text, kind_of
+from playground.formats.given import Given
 from playground.formats.openai_chat import content_text
 from policies.messages import ROLES, ToolCall
 
@@ -17,11 +16,13 @@ FORMAT = "openai-responses"
 ITEM_TYPES = ("message", "function_call", "function_call_output", "reasoning")
 
 
-def looks_like(items: list) -> bool:
+def looks_like(given: Given) -> bool:
+    items = given.items
     return any(isinstance(i, dict) and i.get("type") in ITEM_TYPES[1:] for i in items)
 
 
-def read(items: list, file: str, name: str, tools: Any = None) -> Session:
+def read(given: Given) -> list[Session]:
+    items, file, name, tools = given.items, given.file, given.name, given.tools
     builder = SessionBuilder(file, FORMAT)
     if isinstance(tools, list):
         builder.tools = tuple(t for t in tools if isinstance(t, dict))
@@ -66,7 +67,7 @@ def read(items: list, file: str, name: str, tools: Any = None) -> Session:
                 builder.add(role, text)
         else:
             builder.warn(where, f"item type {kind!r} is not replayed")
-    return builder.build(name)
+    return [builder.build(name)]
 
 
 def _assistant(builder: SessionBuilder, text: str, calls: tuple[ToolCall, ...], item: dict) -> None:

@@ -15,12 +15,12 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from playground.engine.session import ReadWarning, Session
 from playground.formats import openai_chat
 from playground.formats.beside import may_look_beside
 from playground.formats.builder import as_dict, as_list, reported_cost
+from playground.formats.given import Given
 
 FORMAT = "SWE-agent trajectory"
 # SWE-agent 0.x's own names for the models it ran (sweagent/agent/models.py, its SHORTCUTS and
@@ -41,7 +41,8 @@ SHORTCUTS = {
 _MODEL_LINE = re.compile(r"^\s*model_name:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
-def looks_like(data: Any) -> bool:
+def looks_like(given: Given) -> bool:
+    data = given.data
     return (
         isinstance(data, dict)
         and isinstance(data.get("history"), list)
@@ -50,7 +51,8 @@ def looks_like(data: Any) -> bool:
     )
 
 
-def read(data: dict, file: str) -> list[Session]:
+def read(given: Given) -> list[Session]:
+    data, file = given.data, given.file
     messages, observations = [], 0
     for m in as_list(data["history"]):
         if not isinstance(m, dict):
@@ -64,7 +66,7 @@ def read(data: dict, file: str) -> list[Session]:
             observations += 1
         messages.append(message)
     name = Path(file).stem if file else "SWE-agent run"
-    session = openai_chat.read(messages, file, name)
+    session = openai_chat.session_of(messages, file, name)
     stats = as_dict(as_dict(data.get("info")).get("model_stats"))
     notes = []
     if observations:

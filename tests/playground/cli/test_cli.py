@@ -12,7 +12,7 @@ from playground.cli.main import default_config, main
 from playground.engine.replay import replay
 from playground.engine.validity import check_request
 from playground.formats import read_path
-from playground.formats.openai_chat import read as read_openai
+from playground.formats.openai_chat import session_of as read_openai
 from playground.formats.openai_chat import to_openai
 from playground.measures.metrics import turns_frame
 from tests.synthetic import FOLDER as SYNTHETIC

@@ -14,7 +14,12 @@ def test_the_app_the_cli_and_a_config_file_give_every_picker_model_one_window(na
     cli = Config()
     cli.name_model(name)  # playground replay --model NAME
     from_file = parse_config(f"version: 1\nmodel: {name}\n", "stack.yaml")
-    assert cli.settings.context_window == from_file.settings.context_window == window_of(name) == model(name).window
+    assert (
+        cli.settings.context_window
+        == from_file.settings.context_window
+        == window_of(name)
+        == model(name).window
+    )
 
 
 @pytest.mark.parametrize(
