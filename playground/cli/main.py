@@ -580,7 +580,9 @@ def _print_table(
         print(f"note: {visible(note)}", file=sys.stderr)
     for level, note in policy_notes(result.events):
         print(f"{'warning' if level == 'warning' else 'note'}: {visible(note)}", file=sys.stderr)
-    for key, value in {**figures.as_dict(), **summarizer_figures(result)}.items():
+    # a session with no reply has no figure but its count of turns (the JSON keeps every one, at 0)
+    shown_figures = figures.as_dict() if figures.turns else {"turns": 0}
+    for key, value in {**shown_figures, **summarizer_figures(result)}.items():
         print(f"  {key}: {value:,}" if isinstance(value, int) else f"  {key}: {value}", file=out)
 
 

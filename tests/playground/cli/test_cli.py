@@ -348,3 +348,17 @@ def test_the_printed_unzip_command_takes_out_that_member_and_no_other(tmp_path, 
 def test_playground_app_names_a_path_that_is_not_there_and_starts_nothing(tmp_path, capsys):
     assert main(["app", str(tmp_path / "missing.jsonl")]) == 2
     assert f"no such file or folder: {tmp_path / 'missing.jsonl'}" in capsys.readouterr().err
+
+
+def test_a_session_with_no_reply_says_so_in_a_line_and_its_json_keeps_every_figure(tmp_path, capsys):
+    from playground.measures.figures import TOTALS
+
+    path = tmp_path / "asked.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"}]))
+    out = tmp_path / "r.json"
+    assert main(["replay", str(path), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    totals_lines = printed.split("totals:\n")[1].splitlines()
+    assert totals_lines[0] == "  turns: 0" and not any("cost_usd" in line for line in totals_lines)
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["turns"] == 0 and all(f.key in summary for f in TOTALS)
