@@ -367,11 +367,11 @@ def run_sweep(
                 break
     if len(done) < len(grid) and not cancelled():
         processes = workers
-        rest = [(i, item) for i, item in enumerate(todo) if i not in done]
-        known = (counter.model, counter.known())
+        left = [index for index in range(len(grid)) if index not in done]
+        known = (counter.model, counter.known())  # the workers tokenize nothing this process has
         with Runner(job, _point, workers=workers, known=known) as runner:
-            for at, point in runner.results([item for _, item in rest], cancelled):
-                done[rest[at][0]] = point
+            for at, point in runner.results([todo[index] for index in left], cancelled):
+                done[left[at]] = point
                 if progress:
                     progress(len(done), len(grid))
     finished = tuple(done[i] for i in range(len(grid)) if i in done)
