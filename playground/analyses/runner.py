@@ -53,11 +53,6 @@ class Counters:
         """Use ``counter`` for its model (one the caller has primed, or the app's shared one)."""
         self._by_model[counter.model] = counter
 
-    def forget(self) -> None:
-        """Drop every count kept (a corpus worker between files)."""
-        for counter in self._by_model.values():
-            counter.forget()
-
 
 Task = Callable[[Any, Counters, Any], Any]  # (job, counters, item) -> result; module-level
 

@@ -348,7 +348,7 @@ def run_sweep(
     todo = [(values, stack_at(specs, axes, values)) for values in grid]
     workers = max(1, min(workers, LIMITS.max_sweep_workers, len(grid)))
     done: dict[int, Point] = {}
-    processes = 1
+    processes = 1  # where the points ran: here, unless the rest went to workers
     cancelled = cancelled or (lambda: False)
     here = Counters()
     here.add(counter)
@@ -366,10 +366,10 @@ def run_sweep(
             if workers > 1 and rest and slow:
                 break
     if len(done) < len(grid) and not cancelled():
-        processes = workers
         left = [index for index in range(len(grid)) if index not in done]
         known = (counter.model, counter.known())  # the workers tokenize nothing this process has
         with Runner(job, _point, workers=workers, known=known) as runner:
+            processes = runner.processes
             for at, point in runner.results([todo[index] for index in left], cancelled):
                 done[left[at]] = point
                 if progress:
