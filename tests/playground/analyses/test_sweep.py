@@ -128,6 +128,7 @@ def test_workers_give_the_same_points_as_one_process(monkeypatch):
     alone = run_sweep(session(), STACK, [axis], Settings(), workers=1)
     pooled = run_sweep(session(), STACK, [axis], Settings(), workers=2)
     assert pooled.points == alone.points
+    assert (alone.processes, pooled.processes) == (1, 2)  # the points past the first two ran in workers
 
 
 def test_a_cancelled_sweep_keeps_the_points_it_finished():
