@@ -99,7 +99,8 @@ def axis(position: int, policy: str, param: Param, written: str, where: str = ""
 
 
 def suggested_range(param: Param) -> str:
-    """A first range to try for ``param``: up to twenty round values around its default."""
+    """A first range to try for ``param``: up to twenty round values around its default (or, where
+    it has none, around where a search starts for it)."""
     if param.choices:
         return ",".join(param.choices)
     if param.type is bool:
@@ -108,8 +109,10 @@ def suggested_range(param: Param) -> str:
         return str(param.default)
     minimum = param.minimum if param.minimum is not None else 0
     maximum = param.maximum if param.maximum is not None else float("inf")
-    if isinstance(param.default, int | float) and param.default > 0:
-        low, high = max(minimum, param.default / 4), min(maximum, param.default * 3)
+    # unset by default: around where a search starts for it (``Param.search_from``), as the recommender does
+    centre = param.default if param.default is not None else param.search_from
+    if isinstance(centre, int | float) and not isinstance(centre, bool) and centre > 0:
+        low, high = max(minimum, centre / 4), min(maximum, centre * 3)
     else:  # not set by default: from the bottom, thresholds in tokens from a thousand
         low = max(minimum, 1000) if maximum >= 1_000_000 else minimum
         high = min(maximum, max(low * 20, 20))

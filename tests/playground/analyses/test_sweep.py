@@ -186,3 +186,24 @@ def test_a_grid_is_counted_before_it_is_built():
         points([first, second])
     assert tracemalloc.get_traced_memory()[1] < 1_000_000
     tracemalloc.stop()
+
+
+def test_every_parameter_s_suggested_range_is_a_sweep_that_runs_within_its_bounds():
+    from playground.analyses.sweep import axis, suggested_range, sweepable
+    from policies.registry import POLICY_TYPES
+
+    for name, policy in POLICY_TYPES.items():
+        for param in (p for p in policy.params if sweepable(p)):
+            values = axis(1, name, param, suggested_range(param)).values  # SweepError if it did not parse
+            assert 2 <= len(values) <= 25, (name, param.name, values)
+
+
+def test_a_parameter_unset_by_default_is_swept_around_where_a_search_starts_for_it():
+    """Claude Code's auto-compact override was offered 1 to 20 %: every point compacted all the time."""
+    from playground.analyses.sweep import axis, suggested_range
+    from policies.claude_code import ClaudeCodeAutoCompactPolicy
+
+    param = next(p for p in ClaudeCodeAutoCompactPolicy.params if p.name == "autocompact_pct_override")
+    values = axis(1, "ClaudeCodeAutoCompactPolicy", param, suggested_range(param)).values
+    assert param.default is None and min(values) <= param.search_from <= max(values)
+    assert min(values) >= param.search_from / 4 and max(values) == param.maximum
