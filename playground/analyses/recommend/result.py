@@ -78,14 +78,14 @@ class Recommendation:
             reference = own.total(self.objective) or 0.0
             cost = best.total(self.objective) or 0.0
             if best is own or cost >= reference - ROUNDING:
-                return (
-                    f"nothing found beats your agent's own policy ({money(reference, self.objective)}) "
-                    "within its own losses"
-                )
+                within = "within its own losses" if self.budget.of_own_policy else "within the budget"
+                return f"nothing found beats your agent's own policy ({money(reference, self.objective)}) {within}"
             pct = 100 * (reference - cost) / reference if reference else 0.0
+            more = _lost_beyond(best, own)
             return (
                 f"{pct:.1f} % cheaper than your agent's own policy ({money(cost, self.objective)} against "
-                f"{money(reference, self.objective)}), at no more loss"
+                f"{money(reference, self.objective)}), "
+                + (f"within your budget, losing more than it: {more}" if more else "at no more loss")
             )
         if not best.stack:
             return "the raw history: no stack tried is cheaper within the budget"
@@ -101,3 +101,21 @@ class Recommendation:
         ran = [t for t in self.tried if t.ran and not t.worst("turns_with_violations")]
         pairs = [(t.total(self.objective), t.total("distinct_facts_lost")) for t in ran]
         return [t for t, on in zip(ran, pareto_front(pairs), strict=True) if on]
+
+
+LOSSES = (
+    ("facts", "distinct_facts_lost"),
+    ("copied lines", "distinct_quotes_lost"),
+    ("re-fetches", "refetches"),
+)
+
+
+def _lost_beyond(best: Tried, own: Tried) -> str:
+    """What ``best`` loses beyond the agent's own policy (a budget the user set may allow it), in
+    words: "4 facts against its 3"; "" where it loses no more of any."""
+    more = []
+    for word, key in LOSSES:
+        lost, reference = best.total(key) or 0, own.total(key) or 0
+        if lost > reference:
+            more.append(f"{lost:,.0f} {word} against its {reference:,.0f}")
+    return ", ".join(more)
