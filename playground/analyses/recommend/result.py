@@ -85,11 +85,17 @@ class Recommendation:
             return (
                 f"{pct:.1f} % cheaper than your agent's own policy ({money(cost, self.objective)} against "
                 f"{money(reference, self.objective)}), "
-                + (f"within your budget, losing more than it: {more}" if more else "at no more loss")
+                + (f"{self._within()}, losing more than it: {more}" if more else "at no more loss")
             )
         if not best.stack:
             return "the raw history: no stack tried is cheaper within the budget"
         return f"{best.origin}, the cheapest within the budget"
+
+    def _within(self) -> str:
+        """Which budget a stack losing more than the agent's own policy in all still keeps."""
+        if self.budget.of_own_policy:  # each limit is the own policy's worst session
+            return "within its losses in each session"
+        return "within your budget"
 
     @property
     def best_preset(self) -> Tried | None:

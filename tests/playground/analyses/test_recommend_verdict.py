@@ -39,3 +39,25 @@ def test_nothing_beating_the_agent_s_policy_names_the_budget_it_was_held_to():
     against_own = Recommendation(Budget.of(own), "cost_usd", (own,), 0, 0.0, "s").verdict()
     against_user = Recommendation(Budget(max_facts_lost=5), "cost_usd", (own,), 0, 0.0, "s").verdict()
     assert against_own.endswith("within its own losses") and against_user.endswith("within the budget")
+
+
+def test_over_several_sessions_the_own_policy_s_worst_session_is_the_limit_and_the_verdict_says_so():
+    own = Tried(
+        (),
+        "your agent's own policy",
+        OWN,
+        (Totals(turns=5, cost_usd=5.0, distinct_facts_lost=3), Totals(turns=5, cost_usd=5.0)),
+        feasible=True,
+    )
+    best = Tried(
+        (),
+        "trial 1",
+        SEARCH,
+        (
+            Totals(turns=5, cost_usd=3.0, distinct_facts_lost=3),
+            Totals(turns=5, cost_usd=3.0, distinct_facts_lost=2),
+        ),
+        feasible=True,
+    )
+    verdict = Recommendation(Budget.of(own), "cost_usd", (own, best), 0, 0.0, "s").verdict()
+    assert verdict.endswith("within its losses in each session, losing more than it: 5 facts against its 3")
